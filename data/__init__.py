@@ -1,0 +1,1 @@
+"""Text -> features: tokenizers, readers and tf.data input pipelines."""

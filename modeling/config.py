@@ -1,0 +1,141 @@
+"""`BertConfig`: the original `bert_config.json`, validated, plus named presets."""
+
+import dataclasses
+import json
+import os
+
+from utils.files import atomic_write_text
+
+_ACTIVATIONS = ("gelu", "gelu_new", "gelu_tanh", "relu", "tanh", "swish", "silu")
+
+
+class ConfigError(ValueError):
+    """A config that cannot describe a BERT; the message names the field."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BertConfig:
+    """Hyper-parameters of a BERT encoder, field names as in `bert_config.json`.
+
+    Example:
+    >>> config = BertConfig.from_preset("bert_base_uncased")
+    >>> config.hidden_size, config.num_hidden_layers
+    (768, 12)
+    >>> BertConfig.from_json_file("uncased_L-12_H-768_A-12/bert_config.json")
+    """
+
+    vocab_size: int = 30522
+    hidden_size: int = 768
+    num_hidden_layers: int = 12
+    num_attention_heads: int = 12
+    intermediate_size: int = 3072
+    hidden_act: str = "gelu"
+    hidden_dropout_prob: float = 0.1
+    attention_probs_dropout_prob: float = 0.1
+    max_position_embeddings: int = 512
+    type_vocab_size: int = 2
+    initializer_range: float = 0.02
+    layer_norm_eps: float = 1e-12
+
+    def __post_init__(self):
+        positive = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                    "intermediate_size", "max_position_embeddings", "type_vocab_size")
+        for name in positive:
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+        for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
+            value = getattr(self, name)
+            if not 0.0 <= float(value) < 1.0:
+                raise ConfigError(f"{name} must be in [0, 1), got {value!r}")
+        if not float(self.initializer_range) > 0:
+            raise ConfigError(f"initializer_range must be > 0, got {self.initializer_range!r}")
+        if not float(self.layer_norm_eps) > 0:
+            raise ConfigError(f"layer_norm_eps must be > 0, got {self.layer_norm_eps!r}")
+        if self.hidden_size % self.num_attention_heads:
+            raise ConfigError(
+                f"hidden_size {self.hidden_size} is not divisible by "
+                f"num_attention_heads {self.num_attention_heads}")
+        if self.hidden_act not in _ACTIVATIONS:
+            raise ConfigError(f"hidden_act {self.hidden_act!r} is not one of {_ACTIVATIONS}")
+
+    @property
+    def head_size(self):
+        return self.hidden_size // self.num_attention_heads
+
+    @classmethod
+    def from_dict(cls, values, source="config"):
+        known = {f.name for f in dataclasses.fields(cls)}
+        # Hugging Face configs carry extra bookkeeping keys; only these are tolerated.
+        ignorable = {"model_type", "architectures", "transformers_version", "_name_or_path",
+                     "pad_token_id", "position_embedding_type", "use_cache", "torch_dtype",
+                     "gradient_checkpointing", "classifier_dropout", "directionality",
+                     "pooler_fc_size", "pooler_num_attention_heads", "pooler_num_fc_layers",
+                     "pooler_size_per_head", "pooler_type", "dtype", "bos_token_id",
+                     "eos_token_id", "output_past", "id2label", "label2id"}
+        unknown = sorted(set(values) - known - ignorable)
+        if unknown:
+            raise ConfigError(f"{source}: unknown key(s) {unknown}; expected a subset of {sorted(known)}")
+        position_type = values.get("position_embedding_type", "absolute")
+        if position_type != "absolute":
+            raise ConfigError(f"{source}: position_embedding_type {position_type!r} is not supported")
+        try:
+            return cls(**{k: v for k, v in values.items() if k in known})
+        except ConfigError as e:
+            raise ConfigError(f"{source}: {e}") from None
+
+    @classmethod
+    def from_json_file(cls, path):
+        if not os.path.isfile(path):
+            raise ConfigError(f"config file not found: {path!r}")
+        with open(path, encoding="utf-8") as f:
+            try:
+                values = json.load(f)
+            except json.JSONDecodeError as e:
+                raise ConfigError(f"{path}: not valid JSON ({e})") from None
+        if not isinstance(values, dict):
+            raise ConfigError(f"{path}: expected a JSON object")
+        return cls.from_dict(values, source=path)
+
+    @classmethod
+    def from_preset(cls, name):
+        if name not in PRESETS:
+            raise ConfigError(f"unknown preset {name!r}; known presets: {', '.join(sorted(PRESETS))}")
+        return PRESETS[name]
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    def to_json_string(self):
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
+
+    def to_json_file(self, path):
+        atomic_write_text(path, self.to_json_string())
+
+    def replace(self, **changes):
+        return dataclasses.replace(self, **changes)
+
+
+def _small_bert_presets():
+    """The 24 small BERTs (Turc et al. 2019): L in {2..12} x H in {128..768}, A = H/64."""
+    presets = {}
+    for layers in (2, 4, 6, 8, 10, 12):
+        for hidden in (128, 256, 512, 768):
+            presets[f"bert_uncased_L-{layers}_H-{hidden}_A-{hidden // 64}"] = BertConfig(
+                hidden_size=hidden, num_hidden_layers=layers,
+                num_attention_heads=hidden // 64, intermediate_size=4 * hidden)
+    return presets
+
+
+PRESETS = {
+    "bert_base_uncased": BertConfig(),
+    "bert_base_cased": BertConfig(vocab_size=28996),
+    "bert_large_uncased": BertConfig(hidden_size=1024, num_hidden_layers=24,
+                                     num_attention_heads=16, intermediate_size=4096),
+    "bert_large_cased": BertConfig(vocab_size=28996, hidden_size=1024, num_hidden_layers=24,
+                                   num_attention_heads=16, intermediate_size=4096),
+    "bert_base_multilingual_cased": BertConfig(vocab_size=119547),
+    "bert_tiny_uncased": BertConfig(hidden_size=128, num_hidden_layers=2,
+                                    num_attention_heads=2, intermediate_size=512),
+    **_small_bert_presets(),
+}

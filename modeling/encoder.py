@@ -1,0 +1,99 @@
+"""`BertEncoder`: the bidirectional Transformer encoder of Devlin et al. (2018)."""
+
+import keras
+from keras import ops
+
+from modeling.config import BertConfig
+from modeling.embeddings import BertEmbeddings
+from modeling.initializers import bert_initializer
+from modeling.masks import attention_mask_from_input_mask
+from modeling.transformer import TransformerLayer
+
+
+@keras.saving.register_keras_serializable(package="bert_garden")
+class BertEncoder(keras.Model):
+    """BERT encoder as a functional Keras model.
+
+    Inputs follow the TF Hub BERT convention: a dict of int32 `input_word_ids`,
+    `input_mask` (1 for real tokens) and `input_type_ids`, each [batch, seq].
+    Outputs: `sequence_output` [batch, seq, hidden], `pooled_output`
+    [batch, hidden] (tanh dense on [CLS]) and `encoder_outputs`, the list of
+    every layer's output.
+
+    `causal_attention=True` gives the paper's left-to-right ablation: each token
+    attends only to itself and earlier tokens, in pretraining and fine-tuning.
+
+    Example:
+    >>> encoder = BertEncoder(BertConfig.from_preset("bert_uncased_L-2_H-128_A-2"))
+    >>> outputs = encoder({"input_word_ids": ids, "input_mask": mask, "input_type_ids": types})
+    >>> outputs["pooled_output"].shape
+    (batch, 128)
+    """
+
+    def __init__(self, config, causal_attention=False, dtype=None, **kwargs):
+        if isinstance(config, dict):
+            config = BertConfig.from_dict(config)
+        # === Layers ===
+        embeddings = BertEmbeddings(
+            config.vocab_size, config.hidden_size, config.max_position_embeddings,
+            config.type_vocab_size, config.hidden_dropout_prob, config.initializer_range,
+            config.layer_norm_eps, dtype=dtype, name="embeddings")
+        transformer_layers = [
+            TransformerLayer(
+                config.num_attention_heads, config.hidden_size, config.intermediate_size,
+                config.hidden_act, config.hidden_dropout_prob,
+                config.attention_probs_dropout_prob, config.initializer_range,
+                config.layer_norm_eps, dtype=dtype, name=f"transformer_layer_{i}")
+            for i in range(config.num_hidden_layers)
+        ]
+        pooler = keras.layers.Dense(
+            config.hidden_size, activation="tanh",
+            kernel_initializer=bert_initializer(config.initializer_range), dtype=dtype,
+            name="pooler")
+
+        # === Functional model ===
+        word_ids = keras.Input(shape=(None,), dtype="int32", name="input_word_ids")
+        input_mask = keras.Input(shape=(None,), dtype="int32", name="input_mask")
+        type_ids = keras.Input(shape=(None,), dtype="int32", name="input_type_ids")
+        attention_mask = attention_mask_from_input_mask(input_mask, causal=causal_attention)
+        x = embeddings(word_ids, type_ids)
+        encoder_outputs = []
+        for layer in transformer_layers:
+            x = layer(x, attention_mask)
+            encoder_outputs.append(x)
+        pooled = pooler(x[:, 0, :])
+        super().__init__(
+            inputs={"input_word_ids": word_ids, "input_mask": input_mask,
+                    "input_type_ids": type_ids},
+            outputs={"sequence_output": x, "pooled_output": pooled,
+                     "encoder_outputs": encoder_outputs},
+            dtype=dtype, **kwargs)
+
+        # === Config ===
+        self.config = config
+        self.causal_attention = causal_attention
+        self.embeddings = embeddings
+        self.transformer_layers = transformer_layers
+        self.pooler = pooler
+
+    @property
+    def word_embeddings(self):
+        """The [vocab, hidden] table the masked-LM decoder is tied to."""
+        return self.embeddings.word_embeddings.embeddings
+
+    def get_config(self):
+        return {"config": self.config.to_dict(), "causal_attention": self.causal_attention,
+                "name": self.name, "trainable": self.trainable}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+def dummy_inputs(batch_size=2, seq_length=8):
+    """Small valid inputs to build or trace an encoder."""
+    return {
+        "input_word_ids": ops.ones((batch_size, seq_length), dtype="int32"),
+        "input_mask": ops.ones((batch_size, seq_length), dtype="int32"),
+        "input_type_ids": ops.zeros((batch_size, seq_length), dtype="int32"),
+    }

