@@ -1,0 +1,1 @@
+"""Checkpoint interop: original TF1, Hugging Face, TF Model Garden and our own weights."""

@@ -1,0 +1,28 @@
+"""Our model's weights written out in the TF1 and Hugging Face layouts."""
+
+import numpy as np
+
+from checkpoints.hf_names import hf_name
+from checkpoints.tf1_names import tf1_name
+
+
+def to_tf1(model, only=None):
+    """{TF1 name: array} for every variable with a TF1 name (restricted to `only` paths)."""
+    out = {}
+    for variable in model.weights:
+        if only is not None and variable.path not in only:
+            continue
+        name = tf1_name(variable.path)
+        if name is not None:
+            value = np.asarray(variable.numpy())
+            out[name[0]] = value.T if name[1] else value
+    return out
+
+
+def to_hf(model, only=None):
+    """{HF BertForPreTraining name: array}, PyTorch orientation."""
+    out = {}
+    for name, value in to_tf1(model, only).items():
+        hf, transposed = hf_name(name)
+        out[hf] = np.ascontiguousarray(value.T if transposed else value)
+    return out

@@ -1,0 +1,134 @@
+"""`load_into`: any supported checkpoint -> the variables of one of our models.
+
+Every format is reduced to "where does the value of our variable `path` live
+in the source, and is it stored transposed", so matching, shape checks and
+the report of what was not loaded are written once.
+"""
+
+import dataclasses
+import os
+
+import numpy as np
+
+from checkpoints import model_garden, ours, tf_checkpoint
+from checkpoints.hf_names import hf_name
+from checkpoints.huggingface import is_hf_dir, read_hf_tensors
+from checkpoints.tf1_names import tf1_name
+
+FORMATS = ("ours", "trainer", "tf1", "hf", "model_garden")
+
+
+class CheckpointMismatchError(ValueError):
+    """A checkpoint that does not fit the model; the message names each variable."""
+
+
+@dataclasses.dataclass
+class LoadReport:
+    source: str
+    format: str
+    loaded: list
+    missing: list  # model variables the checkpoint does not have
+    unused: list  # checkpoint tensors no model variable took
+
+    def summary(self):
+        lines = [f"loaded {len(self.loaded)} variables from {self.format} checkpoint {self.source}"]
+        if self.missing:
+            lines.append(f"not in checkpoint ({len(self.missing)}, left as initialised): "
+                         + ", ".join(self.missing))
+        if self.unused:
+            lines.append(f"in checkpoint but unused ({len(self.unused)}): " + ", ".join(self.unused))
+        return "\n".join(lines)
+
+
+def detect_format(path):
+    if not os.path.exists(path) and not os.path.exists(path + ".index"):
+        raise FileNotFoundError(f"checkpoint not found: {path!r}")
+    if ours.is_ours(path):
+        return "ours"
+    if is_hf_dir(path):
+        return "hf"
+    if os.path.isdir(path) and os.path.isfile(os.path.join(path, ours.WEIGHTS_FILE)):
+        return "ours"
+    if tf_checkpoint.is_tf_checkpoint(path):
+        names = tf_checkpoint.list_names(tf_checkpoint.resolve_prefix(path))
+        if any(n.startswith("bert/") for n in names):
+            return "tf1"
+        if any(n.startswith("model/") and n.endswith("/.ATTRIBUTES/VARIABLE_VALUE") for n in names):
+            return "trainer"
+        if model_garden.encoder_root(names) is not None:
+            return "model_garden"
+        raise CheckpointMismatchError(f"{path}: TensorFlow checkpoint of an unknown layout")
+    raise CheckpointMismatchError(
+        f"{path}: not a checkpoint we can read (expected one of {FORMATS}: a TF checkpoint "
+        "prefix or directory, a Hugging Face directory, or weights.safetensors)")
+
+
+def _source_tensors(path, fmt):
+    """{source key: array} plus a function our_path -> (source key, transposed) or None."""
+    if fmt == "ours":
+        return ours.read_weights(path), lambda p: (p, False)
+    if fmt == "hf":
+        def hf_key(p):
+            tf1 = tf1_name(p)
+            if tf1 is None:
+                return None
+            name, transposed_hf = hf_name(tf1[0])
+            return name, tf1[1] != transposed_hf
+        return read_hf_tensors(path), hf_key
+    prefix = tf_checkpoint.resolve_prefix(path)
+    tensors = tf_checkpoint.read_tensors(prefix)
+    if fmt == "trainer":
+        by_path = {tf_checkpoint.object_key_to_path(k, "model"): v for k, v in tensors.items()}
+        by_path.pop(None, None)
+        return by_path, lambda p: (p, False)
+    if fmt == "model_garden":
+        tensors = model_garden.to_tf1(tensors, model_garden.encoder_root(tensors))
+    return tensors, tf1_name
+
+
+def read_for_model(model, path, fmt=None):
+    """({our path: array oriented for us}, unused source keys, format)."""
+    fmt = fmt or detect_format(path)
+    tensors, locate = _source_tensors(path, fmt)
+    found, used = {}, set()
+    for variable in model.weights:
+        where = locate(variable.path)
+        if where is None or where[0] not in tensors:
+            continue
+        key, transposed = where
+        value = np.asarray(tensors[key])
+        found[variable.path] = value.T if transposed else value
+        used.add(key)
+    return found, sorted(set(tensors) - used), fmt
+
+
+def load_into(model, path, strict=False, fmt=None):
+    """Assigns checkpoint values to `model`'s variables, matched by name.
+
+    A shape mismatch always raises, naming the variable and both shapes. With
+    `strict`, any model variable the checkpoint lacks, or any unused tensor
+    in the checkpoint, raises too; otherwise they are listed in the report.
+
+    Example:
+    >>> report = load_into(BertEncoder(config), "uncased_L-12_H-768_A-12/bert_model.ckpt")
+    >>> print(report.summary())
+    """
+    values, unused, fmt = read_for_model(model, path, fmt)
+    errors = []
+    for variable in model.weights:
+        value = values.get(variable.path)
+        if value is not None and tuple(value.shape) != tuple(variable.shape):
+            hint = " (vocab_size differs: check --vocab_file and the config)" if \
+                variable.path.endswith("word_embeddings/embeddings") else ""
+            errors.append(f"{variable.path}: checkpoint has shape {list(value.shape)}, "
+                          f"model expects {list(variable.shape)}{hint}")
+    if errors:
+        raise CheckpointMismatchError(f"{path} ({fmt}) does not fit the model:\n  " + "\n  ".join(errors))
+    missing = [v.path for v in model.weights if v.path not in values]
+    if strict and (missing or unused):
+        raise CheckpointMismatchError(
+            f"{path} ({fmt}) does not match the model exactly: missing {missing}, unused {unused}")
+    for variable in model.weights:
+        if variable.path in values:
+            variable.assign(values[variable.path].astype(variable.dtype))
+    return LoadReport(path, fmt, sorted(values), missing, unused)

@@ -1,0 +1,41 @@
+"""Our own weights format: `weights.safetensors` keyed by Keras variable path, with
+`bert_config.json` beside it. Backend-neutral: loads under TensorFlow or JAX."""
+
+import os
+
+import numpy as np
+
+from utils.files import atomic_output
+
+WEIGHTS_FILE = "weights.safetensors"
+
+
+def weights_file(path):
+    return os.path.join(path, WEIGHTS_FILE) if os.path.isdir(path) else path
+
+
+def is_ours(path):
+    candidate = weights_file(path)
+    if not (candidate.endswith(".safetensors") and os.path.isfile(candidate)):
+        return False
+    from safetensors import safe_open
+    with safe_open(candidate, "np") as f:
+        return (f.metadata() or {}).get("format") == "bert_garden"
+
+
+def save_weights(model, path):
+    """Every variable of `model` (and `bert_config.json` when it has an encoder)."""
+    from safetensors.numpy import save
+    os.makedirs(path, exist_ok=True)
+    tensors = {v.path: np.ascontiguousarray(np.asarray(v.numpy() if hasattr(v, "numpy") else v))
+               for v in model.weights}
+    with atomic_output(os.path.join(path, WEIGHTS_FILE), "wb") as f:
+        f.write(save(tensors, metadata={"format": "bert_garden"}))
+    config = getattr(model, "config", None) or getattr(getattr(model, "encoder", None), "config", None)
+    if config is not None:
+        config.to_json_file(os.path.join(path, "bert_config.json"))
+
+
+def read_weights(path):
+    from safetensors.numpy import load_file
+    return load_file(weights_file(path))

@@ -1,0 +1,109 @@
+"""Fine-tuning models: the encoder plus one small output layer per task."""
+
+import keras
+from keras import ops
+
+from modeling.heads import (ClassificationHead, MultipleChoiceHead, SpanHead,
+                            TokenClassificationHead)
+
+ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
+
+
+def _encoder_inputs(shape=(None,)):
+    return {name: keras.Input(shape=shape, dtype="int32", name=name) for name in ENCODER_INPUTS}
+
+
+class FlattenChoices(keras.layers.Layer):
+    """[batch, choices, seq] -> [batch * choices, seq]."""
+
+    def call(self, inputs):
+        return ops.reshape(inputs, (-1, ops.shape(inputs)[-1]))
+
+    def compute_output_shape(self, inputs_shape):
+        return (None, inputs_shape[-1])
+
+
+class UnflattenChoices(keras.layers.Layer):
+    """[batch * choices, 1] scores -> [batch, choices], choices read from `reference`."""
+
+    def call(self, scores, reference):
+        return ops.reshape(scores, (-1, ops.shape(reference)[1]))
+
+    def compute_output_shape(self, scores_shape, reference_shape):
+        return (reference_shape[0], reference_shape[1])
+
+
+class _TaskModel(keras.Model):
+    """Shared config handling: each task model is rebuilt from its encoder and kwargs."""
+
+    def _store(self, encoder, **task_kwargs):
+        self.encoder = encoder
+        self.task_kwargs = task_kwargs
+
+    def get_config(self):
+        return {"encoder": keras.saving.serialize_keras_object(self.encoder),
+                **self.task_kwargs, "name": self.name, "trainable": self.trainable}
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["encoder"] = keras.saving.deserialize_keras_object(config["encoder"])
+        return cls(**config)
+
+
+@keras.saving.register_keras_serializable(package="bert_garden")
+class BertClassifier(_TaskModel):
+    """Dense layer on the pooled [CLS] output: `logits` [batch, num_classes]
+    (num_classes=1 gives a regression score, as STS-B)."""
+
+    def __init__(self, encoder, num_classes, dropout_rate=0.1, **kwargs):
+        inputs = _encoder_inputs()
+        head = ClassificationHead(num_classes, dropout_rate, encoder.config.initializer_range,
+                                  dtype=encoder.dtype_policy, name="classifier")
+        logits = head(encoder(inputs)["pooled_output"])
+        super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
+        self._store(encoder, num_classes=num_classes, dropout_rate=dropout_rate)
+
+
+@keras.saving.register_keras_serializable(package="bert_garden")
+class BertSpanLabeler(_TaskModel):
+    """Start/end vectors over the tokens: `start_logits`, `end_logits` [batch, seq] (SQuAD)."""
+
+    def __init__(self, encoder, **kwargs):
+        inputs = _encoder_inputs()
+        head = SpanHead(encoder.config.initializer_range, dtype=encoder.dtype_policy,
+                        name="span")
+        start, end = head(encoder(inputs)["sequence_output"])
+        super().__init__(inputs=inputs, outputs={"start_logits": start, "end_logits": end},
+                         **kwargs)
+        self._store(encoder)
+
+
+@keras.saving.register_keras_serializable(package="bert_garden")
+class BertTokenClassifier(_TaskModel):
+    """Dense layer per token: `logits` [batch, seq, num_labels] (NER, no CRF)."""
+
+    def __init__(self, encoder, num_labels, dropout_rate=0.1, **kwargs):
+        inputs = _encoder_inputs()
+        head = TokenClassificationHead(num_labels, dropout_rate, encoder.config.initializer_range,
+                                       dtype=encoder.dtype_policy, name="token_classifier")
+        logits = head(encoder(inputs)["sequence_output"])
+        super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
+        self._store(encoder, num_labels=num_labels, dropout_rate=dropout_rate)
+
+
+@keras.saving.register_keras_serializable(package="bert_garden")
+class BertMultipleChoice(_TaskModel):
+    """Inputs [batch, choices, seq]; every choice goes through the encoder as one
+    [batch * choices, seq] batch; one vector V scores each pooled output:
+    `logits` [batch, choices] for a softmax over the choices (SWAG)."""
+
+    def __init__(self, encoder, dropout_rate=0.1, **kwargs):
+        inputs = _encoder_inputs(shape=(None, None))
+        head = MultipleChoiceHead(dropout_rate, encoder.config.initializer_range,
+                                  dtype=encoder.dtype_policy, name="choice_scorer")
+        flat = {k: FlattenChoices(name=f"flatten_{k}")(v) for k, v in inputs.items()}
+        scores = head(encoder(flat)["pooled_output"])
+        logits = UnflattenChoices(name="unflatten_scores")(scores, inputs["input_word_ids"])
+        super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
+        self._store(encoder, dropout_rate=dropout_rate)
