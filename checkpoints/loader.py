@@ -76,7 +76,11 @@ def _source_tensors(path, fmt):
             return name, tf1[1] != transposed_hf
         return read_hf_tensors(path), hf_key
     prefix = tf_checkpoint.resolve_prefix(path)
-    tensors = tf_checkpoint.read_tensors(prefix)
+    # A trainer checkpoint also holds optimizer slots and the input iterator's
+    # state (not an array): read the model's weights only.
+    names = ([n for n in tf_checkpoint.list_names(prefix) if n.startswith("model/")]
+             if fmt == "trainer" else None)
+    tensors = tf_checkpoint.read_tensors(prefix, names)
     if fmt == "trainer":
         by_path = {tf_checkpoint.object_key_to_path(k, "model"): v for k, v in tensors.items()}
         by_path.pop(None, None)
