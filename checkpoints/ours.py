@@ -23,12 +23,13 @@ def is_ours(path):
         return (f.metadata() or {}).get("format") == "bert_garden"
 
 
-def save_weights(model, path):
-    """Every variable of `model` (and `bert_config.json` when it has an encoder)."""
+def save_weights(model, path, only=None):
+    """Variables of `model` (all, or the paths in `only`), plus `bert_config.json`
+    when the model has an encoder."""
     from safetensors.numpy import save
     os.makedirs(path, exist_ok=True)
     tensors = {v.path: np.ascontiguousarray(np.asarray(v.numpy() if hasattr(v, "numpy") else v))
-               for v in model.weights}
+               for v in model.weights if only is None or v.path in only}
     with atomic_output(os.path.join(path, WEIGHTS_FILE), "wb") as f:
         f.write(save(tensors, metadata={"format": "bert_garden"}))
     config = getattr(model, "config", None) or getattr(getattr(model, "encoder", None), "config", None)

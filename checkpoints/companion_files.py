@@ -1,0 +1,61 @@
+"""The config and vocabulary that travel with a checkpoint, so that
+`--init_checkpoint=<dir>` alone is enough: an original release directory
+(`bert_config.json`, `vocab.txt` beside `bert_model.ckpt`), a Hugging Face
+directory (`config.json`, `vocab.txt`) or one of our weight directories.
+"""
+
+import os
+
+from checkpoints.huggingface import read_hf_config
+from modeling.config import BertConfig, ConfigError
+
+
+def checkpoint_dir(path):
+    """The directory a checkpoint path (directory or TF checkpoint prefix) lives in."""
+    return path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+
+
+def config_beside(path):
+    """`BertConfig` from `bert_config.json` or a Hugging Face `config.json` next
+    to the checkpoint at `path`; None when there is neither."""
+    directory = checkpoint_dir(path)
+    if os.path.isfile(os.path.join(directory, "bert_config.json")):
+        return BertConfig.from_json_file(os.path.join(directory, "bert_config.json"))
+    if os.path.isfile(os.path.join(directory, "config.json")):
+        return read_hf_config(directory)
+    return None
+
+
+def vocab_beside(path):
+    """`vocab.txt` next to the checkpoint at `path`, or None."""
+    candidate = os.path.join(checkpoint_dir(path), "vocab.txt")
+    return candidate if os.path.isfile(candidate) else None
+
+
+def resolve_bert_config(bert_config_file=None, preset=None, init_checkpoint=None):
+    """An explicit config file, else a preset, else the config beside the checkpoint."""
+    if bert_config_file and preset:
+        raise ConfigError("give --bert_config_file or --preset, not both")
+    if bert_config_file:
+        return BertConfig.from_json_file(bert_config_file)
+    if preset:
+        return BertConfig.from_preset(preset)
+    config = config_beside(init_checkpoint) if init_checkpoint else None
+    if config is None:
+        raise ConfigError("no model config: pass --bert_config_file or --preset (no "
+                          "bert_config.json or config.json beside "
+                          f"--init_checkpoint={init_checkpoint!r})")
+    return config
+
+
+def resolve_vocab_file(vocab_file=None, init_checkpoint=None):
+    """An explicit vocab file, else `vocab.txt` beside the checkpoint."""
+    if vocab_file:
+        if not os.path.isfile(vocab_file):
+            raise FileNotFoundError(f"--vocab_file not found: {vocab_file!r}")
+        return vocab_file
+    found = vocab_beside(init_checkpoint) if init_checkpoint else None
+    if found is None:
+        raise FileNotFoundError("no vocabulary: pass --vocab_file (no vocab.txt beside "
+                                f"--init_checkpoint={init_checkpoint!r})")
+    return found
