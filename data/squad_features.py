@@ -1,0 +1,192 @@
+"""SQuAD examples -> fixed-length model windows, as the original `run_squad.py`.
+
+Each example becomes one or more windows `[CLS] question [SEP] doc piece... [SEP]`:
+the question is cut to `max_query_length` word pieces, and the context's word
+pieces are covered by windows of at most `max_seq_length - len(question) - 3`
+pieces whose starts are `doc_stride` apart. A piece seen in several windows
+is scored only in the window where it has the most context (`is_max_context`).
+Training windows carry the answer's start/end index, or 0/0 ([CLS]) when the
+answer is not inside the window or the question has none (v2.0).
+
+One choice beyond the original: a context with no word pieces (empty, or only
+characters the tokenizer drops) still yields one window holding the question
+alone, so every question gets a prediction (the null answer).
+
+The window rules (`doc_spans`, `is_max_context`, `improve_answer_span`) are
+pure functions, shared by the Python post-processing and by anything that has
+to reproduce it (a serving graph).
+"""
+
+import dataclasses
+
+import numpy as np
+
+from data.packing import pack_ids
+
+FIRST_UNIQUE_ID = 1000000000
+
+
+@dataclasses.dataclass(frozen=True)
+class DocSpan:
+    """`length` context word pieces starting at piece `start`."""
+
+    start: int
+    length: int
+
+
+@dataclasses.dataclass
+class SquadFeature:
+    """One window of one example.
+
+    `tokens` are the window's word pieces ([CLS], question, [SEP], context,
+    [SEP]); `token_to_orig_map[i]` is the context word (index into the
+    example's `doc_tokens`) of window position i, and `token_is_max_context[i]`
+    whether this window is the best one to score position i in. Only context
+    positions appear in either map.
+    """
+
+    unique_id: int
+    example_index: int
+    doc_span_index: int
+    tokens: list
+    token_to_orig_map: dict
+    token_is_max_context: dict
+    input_word_ids: np.ndarray
+    input_mask: np.ndarray
+    input_type_ids: np.ndarray
+    start_position: int = None
+    end_position: int = None
+    is_impossible: bool = False
+
+
+def doc_spans(num_pieces, max_pieces_per_span, doc_stride):
+    """Windows over `num_pieces` context pieces: starts `doc_stride` apart (or
+    less at the end), each at most `max_pieces_per_span` long, the last ending
+    at the last piece. No pieces -> one empty window."""
+    if max_pieces_per_span < 1 or doc_stride < 1:
+        raise ValueError(f"need max_pieces_per_span >= 1 and doc_stride >= 1, got "
+                         f"{max_pieces_per_span} and {doc_stride}")
+    spans, start = [], 0
+    while True:
+        length = min(num_pieces - start, max_pieces_per_span)
+        spans.append(DocSpan(start, length))
+        if start + length >= num_pieces:
+            return spans
+        start += min(length, doc_stride)
+
+
+def is_max_context(spans, span_index, position):
+    """Whether `spans[span_index]` is the window where context piece `position`
+    has the most context: the largest min(left, right) context plus 0.01 x the
+    window length; the first such window wins ties."""
+    best_score, best_index = None, None
+    for index, span in enumerate(spans):
+        end = span.start + span.length - 1
+        if position < span.start or position > end:
+            continue
+        score = min(position - span.start, end - position) + 0.01 * span.length
+        if best_score is None or score > best_score:
+            best_score, best_index = score, index
+    return span_index == best_index
+
+
+def improve_answer_span(doc_pieces, start, end, tokenizer, answer_text):
+    """The sub-span of pieces [start, end] that tokenizes exactly like the answer.
+
+    The word-level answer "(1895-1943)." for the gold "1895" becomes the single
+    piece "1895": the shortest span from the left whose pieces equal the
+    answer's pieces, or the input span when none does.
+    """
+    answer_pieces = " ".join(tokenizer.tokenize(answer_text))
+    for new_start in range(start, end + 1):
+        for new_end in range(end, new_start - 1, -1):
+            if " ".join(doc_pieces[new_start:new_end + 1]) == answer_pieces:
+                return new_start, new_end
+    return start, end
+
+
+class _ContextPieces:
+    """Word pieces of one context, cached because questions share contexts."""
+
+    def __init__(self, tokenizer):
+        self.tokenizer = tokenizer
+        self._key = None
+
+    def __call__(self, doc_tokens):
+        if doc_tokens != self._key:
+            piece_to_word, word_to_piece, pieces = [], [], []
+            for w, word in enumerate(doc_tokens):
+                word_to_piece.append(len(pieces))
+                for piece in self.tokenizer.tokenize(word):
+                    piece_to_word.append(w)
+                    pieces.append(piece)
+            self._key, self._value = doc_tokens, (pieces, piece_to_word, word_to_piece)
+        return self._value
+
+
+def check_lengths(max_seq_length, max_query_length, doc_stride):
+    """The original's sanity rule: a window must have room for context pieces."""
+    if max_seq_length <= max_query_length + 3:
+        raise ValueError(f"max_seq_length ({max_seq_length}) must be greater than "
+                         f"max_query_length ({max_query_length}) + 3")
+    if doc_stride < 1:
+        raise ValueError(f"doc_stride must be >= 1, got {doc_stride}")
+
+
+def convert_examples_to_features(examples, tokenizer, max_seq_length, doc_stride,
+                                 max_query_length, is_training, first_unique_id=FIRST_UNIQUE_ID):
+    """List of `SquadFeature` for `examples`, unique ids counting up from `first_unique_id`."""
+    check_lengths(max_seq_length, max_query_length, doc_stride)
+    vocab = tokenizer.vocab
+    context_pieces = _ContextPieces(tokenizer)
+    features, unique_id = [], first_unique_id
+    for example_index, example in enumerate(examples):
+        query = tokenizer.tokenize(example.question_text)[:max_query_length]
+        pieces, piece_to_word, word_to_piece = context_pieces(example.doc_tokens)
+        answer = _answer_pieces(example, pieces, word_to_piece, tokenizer) if is_training else None
+        spans = doc_spans(len(pieces), max_seq_length - len(query) - 3, doc_stride)
+        doc_offset = len(query) + 2
+        query_ids = vocab.ids(query)
+        for span_index, span in enumerate(spans):
+            positions = range(span.start, span.start + span.length)
+            word_ids, mask, type_ids = pack_ids(
+                query_ids, vocab.ids(pieces[span.start:span.start + span.length]),
+                max_seq_length, vocab.cls_id, vocab.sep_id, vocab.pad_id)
+            feature = SquadFeature(
+                unique_id=unique_id, example_index=example_index, doc_span_index=span_index,
+                tokens=["[CLS]", *query, "[SEP]", *pieces[span.start:span.start + span.length],
+                        "[SEP]"],
+                token_to_orig_map={doc_offset + i: piece_to_word[p] for i, p in enumerate(positions)},
+                token_is_max_context={doc_offset + i: is_max_context(spans, span_index, p)
+                                      for i, p in enumerate(positions)},
+                input_word_ids=word_ids, input_mask=mask, input_type_ids=type_ids,
+                is_impossible=example.is_impossible)
+            if is_training:
+                feature.start_position, feature.end_position = _window_positions(
+                    answer, span, doc_offset)
+            features.append(feature)
+            unique_id += 1
+    return features
+
+
+def _answer_pieces(example, pieces, word_to_piece, tokenizer):
+    """The training answer as a piece span, or None for a v2.0 negative."""
+    if example.is_impossible:
+        return None
+    start = word_to_piece[example.start_position]
+    if example.end_position < len(example.doc_tokens) - 1:
+        end = word_to_piece[example.end_position + 1] - 1
+    else:
+        end = len(pieces) - 1
+    return improve_answer_span(pieces, start, end, tokenizer, example.answer_text)
+
+
+def _window_positions(answer, span, doc_offset):
+    """Window indices of the answer's first and last piece; (0, 0) when the
+    window does not hold the whole answer, or there is none."""
+    if answer is None:
+        return 0, 0
+    start, end = answer
+    if start > end or start < span.start or end > span.start + span.length - 1:
+        return 0, 0
+    return start - span.start + doc_offset, end - span.start + doc_offset
