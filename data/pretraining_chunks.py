@@ -1,0 +1,123 @@
+"""One chunk of documents -> serialized, framed pretraining records: the
+unit of work of the offline writer, independent of every other chunk.
+
+Each chunk draws its randomness from (random_seed, chunk index), so the
+output depends on the seed and the corpus, not on how many processes share
+the work.
+"""
+
+import collections
+import random
+
+import numpy as np
+
+from data import pretraining_features as F
+from data.cached_tokenizer import CachedTokenizer
+from data.example_encoding import encode_examples
+from data.masking import Masker, next_token_targets
+from data.pretraining_instances import InstanceBuilder
+from data.tfrecord_writer import frame_records
+from data.tokenization import FullTokenizer
+
+
+class ChunkProcessor:
+    """Tokenizes, builds instances, masks and serializes one chunk.
+
+    Example:
+    >>> processor = ChunkProcessor(config, "vocab.txt", do_lower_case=True)
+    >>> records, counts = processor(0, [["A sentence.", "Another one."], ["Doc two."]])
+    """
+
+    def __init__(self, config, vocab_file, do_lower_case):
+        self.config = config
+        self.tokenizer = CachedTokenizer(FullTokenizer(vocab_file, do_lower_case))
+        vocab = self.tokenizer.vocab
+        self.builder = InstanceBuilder(
+            config.max_seq_length,
+            config.short_seq_prob,
+            config.next_sentence_prediction,
+            vocab.cls_id,
+            vocab.sep_id,
+        )
+        self.masker = Masker(
+            config.masking,
+            len(vocab),
+            vocab.cls_id,
+            vocab.sep_id,
+            vocab.mask_id,
+            self.tokenizer.continuation_table(),
+        )
+        self.layout = F.feature_layout(config.max_seq_length, config.label_width, config.next_sentence_prediction)
+
+    def __call__(self, chunk_index, documents):
+        """Framed TFRecord records of the chunk, and counts for the summary."""
+        counts = collections.Counter()
+        tokenized = self.tokenize(documents, counts)
+        seed = [self.config.random_seed, chunk_index]
+        rng = random.Random(int(np.random.SeedSequence(seed).generate_state(1)[0]))
+        self.builder.short_targets = 0
+        instances = self.builder.build(tokenized, self.config.dupe_factor, rng)
+        counts["short_targets"] += self.builder.short_targets
+        if not instances:
+            return [], counts
+        features = self.features(instances, np.random.default_rng(seed), counts)
+        return frame_records(encode_examples(features, self.layout)), counts
+
+    def tokenize(self, documents, counts):
+        """Documents of token-id sentences; lines with no tokens are skipped and
+        documents left empty are dropped, as in the original."""
+        max_tokens = self.config.max_seq_length - (3 if self.config.next_sentence_prediction else 2)
+        tokenized = []
+        for document in documents:
+            sentences = [ids for ids in map(self.tokenizer.encode, document) if ids]
+            counts["documents_read"] += 1
+            counts["lines_without_tokens"] += len(document) - len(sentences)
+            counts["long_lines"] += sum(len(ids) > max_tokens for ids in sentences)
+            counts["single_sentence_documents"] += len(sentences) == 1
+            if sentences:
+                tokenized.append(sentences)
+        counts["documents"] += len(tokenized)
+        counts["corpus_tokens"] += sum(len(ids) for document in tokenized for ids in document)
+        return tokenized
+
+    def features(self, instances, rng, counts):
+        """Arrays of every feature of the instances, LM targets included."""
+        seq = self.config.max_seq_length
+        lengths = np.fromiter((len(i.token_ids) for i in instances), dtype=np.int64, count=len(instances))
+        in_sequence = np.arange(seq) < lengths[:, None]
+        input_ids = np.zeros((len(instances), seq), dtype=np.int64)
+        input_ids[in_sequence] = np.fromiter(
+            (t for i in instances for t in i.token_ids), dtype=np.int64, count=int(lengths.sum())
+        )
+        first_lengths = np.array([i.first_segment_length for i in instances])
+        if self.config.left_to_right:
+            targets = next_token_targets(input_ids, lengths)
+        else:
+            targets = self.masker(input_ids, lengths, rng)
+        features = {
+            F.INPUT_IDS: targets.input_ids,
+            F.INPUT_MASK: in_sequence.astype(np.int64),
+            F.SEGMENT_IDS: (in_sequence & (np.arange(seq) >= first_lengths[:, None])).astype(np.int64),
+            F.MASKED_LM_POSITIONS: targets.positions,
+            F.MASKED_LM_IDS: targets.label_ids,
+            F.MASKED_LM_WEIGHTS: targets.weights,
+        }
+        is_random_next = np.array([i.is_random_next for i in instances], dtype=np.int64)
+        if self.config.next_sentence_prediction:
+            features[F.NEXT_SENTENCE_LABELS] = is_random_next[:, None]
+        self._count(features, targets, lengths, is_random_next, counts)
+        return features
+
+    def _count(self, features, targets, lengths, is_random_next, counts):
+        counts["instances"] += len(lengths)
+        counts["tokens"] += int(lengths.sum())
+        counts["random_next"] += int(is_random_next.sum())
+        counts["full_length"] += int((lengths == self.config.max_seq_length).sum())
+        chosen = targets.weights > 0
+        counts["targets"] += int(chosen.sum())
+        if not self.config.left_to_right:
+            rows = np.arange(len(lengths))[:, None]
+            shown = features[F.INPUT_IDS][rows, targets.positions][chosen]
+            labels = targets.label_ids[chosen]
+            counts["replaced_by_mask"] += int((shown == self.masker.mask_id).sum())
+            counts["kept"] += int((shown == labels).sum())

@@ -1,0 +1,137 @@
+"""Documents of tokenized sentences -> training instances, the original
+algorithm of google-research/bert on word-piece ids.
+
+Sentence-pair instances (objective "mlm_nsp"): sentences are gathered until
+they fill the target length (max_seq_length - 3, or with probability
+`short_seq_prob` per document a random length from 2), split at a random
+sentence into A and B; half of the time (always when there is one sentence)
+B is replaced by text from a random other document and the unused sentences
+are put back. The pair is trimmed one token at a time from the longer side,
+at its front or back at random.
+
+Single-segment instances (objectives "mlm" and "left_to_right", the paper's
+No-NSP ablations): consecutive sentences fill [CLS] A [SEP] the same way.
+
+The random documents are drawn from the list given, which the streaming
+writer fills with one chunk of the corpus rather than the whole corpus.
+"""
+
+from typing import NamedTuple
+
+
+class Instance(NamedTuple):
+    token_ids: list  # [CLS] A [SEP] (B [SEP])
+    first_segment_length: int  # tokens with segment id 0: [CLS] A [SEP]
+    is_random_next: bool
+
+
+class InstanceBuilder:
+    """Builds instances from documents (lists of sentences, each a list of ids).
+
+    Example:
+    >>> builder = InstanceBuilder(128, 0.1, True, cls_id=101, sep_id=102)
+    >>> instances = builder.build(documents, dupe_factor=2, rng=random.Random(1))
+    """
+
+    def __init__(self, max_seq_length, short_seq_prob, next_sentence_prediction, cls_id, sep_id):
+        self.max_seq_length = max_seq_length
+        self.short_seq_prob = short_seq_prob
+        self.next_sentence_prediction = next_sentence_prediction
+        self.cls_id = cls_id
+        self.sep_id = sep_id
+        self.short_targets = 0
+
+    def build(self, documents, dupe_factor, rng):
+        """Shuffles the documents, makes instances from each `dupe_factor`
+        times (each pass draws new pairs), and shuffles the instances."""
+        documents = list(documents)
+        rng.shuffle(documents)
+        instances = []
+        for _ in range(dupe_factor):
+            for index in range(len(documents)):
+                instances.extend(self.from_document(documents, index, rng))
+        rng.shuffle(instances)
+        return instances
+
+    def from_document(self, documents, index, rng):
+        if self.next_sentence_prediction:
+            return self._pairs(documents, index, rng)
+        return self._single_segments(documents[index], rng)
+
+    def _target_length(self, max_tokens, rng):
+        if rng.random() < self.short_seq_prob:
+            self.short_targets += 1
+            return rng.randint(2, max_tokens)
+        return max_tokens
+
+    def _pairs(self, documents, index, rng):
+        document = documents[index]
+        max_tokens = self.max_seq_length - 3
+        target = self._target_length(max_tokens, rng)
+        instances, gathered, gathered_length = [], [], 0
+        i = 0
+        while i < len(document):
+            gathered.append(document[i])
+            gathered_length += len(document[i])
+            if i == len(document) - 1 or gathered_length >= target:
+                a_end = rng.randint(1, len(gathered) - 1) if len(gathered) >= 2 else 1
+                tokens_a = [t for sentence in gathered[:a_end] for t in sentence]
+                is_random_next = len(gathered) == 1 or rng.random() < 0.5
+                if is_random_next:
+                    tokens_b = random_continuation(documents, index, target - len(tokens_a), rng)
+                    i -= len(gathered) - a_end
+                else:
+                    tokens_b = [t for sentence in gathered[a_end:] for t in sentence]
+                tokens_a, tokens_b = truncate_pair(tokens_a, tokens_b, max_tokens, rng)
+                instances.append(self._pack(tokens_a, tokens_b, is_random_next))
+                gathered, gathered_length = [], 0
+            i += 1
+        return instances
+
+    def _single_segments(self, document, rng):
+        max_tokens = self.max_seq_length - 2
+        target = self._target_length(max_tokens, rng)
+        instances, tokens = [], []
+        for i, sentence in enumerate(document):
+            tokens += sentence
+            if i == len(document) - 1 or len(tokens) >= target:
+                tokens, _ = truncate_pair(tokens, [], max_tokens, rng)
+                instances.append(self._pack(tokens, [], False))
+                tokens = []
+        return instances
+
+    def _pack(self, tokens_a, tokens_b, is_random_next):
+        token_ids = [self.cls_id] + tokens_a + [self.sep_id]
+        first_segment_length = len(token_ids)
+        if tokens_b:
+            token_ids += tokens_b + [self.sep_id]
+        return Instance(token_ids, first_segment_length, is_random_next)
+
+
+def random_continuation(documents, index, target_length, rng):
+    """Sentences from a random start in a random other document (ten tries to
+    avoid this one), until `target_length` tokens are gathered."""
+    for _ in range(10):
+        other = rng.randint(0, len(documents) - 1)
+        if other != index:
+            break
+    document = documents[other]
+    tokens = []
+    for sentence in document[rng.randint(0, len(document) - 1):]:
+        tokens += sentence
+        if len(tokens) >= target_length:
+            break
+    return tokens
+
+
+def truncate_pair(tokens_a, tokens_b, max_tokens, rng):
+    """Drops tokens from the longer side (B on ties), front or back at random,
+    until both fit in `max_tokens`; returns the trimmed lists."""
+    a_start, a_end, b_start, b_end = 0, len(tokens_a), 0, len(tokens_b)
+    while (a_end - a_start) + (b_end - b_start) > max_tokens:
+        from_front = rng.random() < 0.5
+        if a_end - a_start > b_end - b_start:
+            a_start, a_end = (a_start + 1, a_end) if from_front else (a_start, a_end - 1)
+        else:
+            b_start, b_end = (b_start + 1, b_end) if from_front else (b_start, b_end - 1)
+    return tokens_a[a_start:a_end], tokens_b[b_start:b_end]

@@ -1,0 +1,140 @@
+"""The offline pretraining-data writer: streams a corpus in chunks through a
+pool of worker processes and writes their records, in chunk order, round-robin
+over the output shards.
+
+At most two chunks per worker are in flight, so memory stays bounded however
+large the corpus is, and results are written in chunk order, so the output
+is the same for any number of workers.
+"""
+
+import collections
+import logging
+import multiprocessing
+import time
+
+from data import corpus_reader
+from data.pretraining_chunks import ChunkProcessor
+from data.tfrecord_writer import ShardedRecordWriter
+
+_worker_processor = None
+
+
+def output_paths(output_file, output_shards=1):
+    """Comma-separated output files as given, or `output_shards` numbered
+    shards `<output_file>-00000-of-0000N` of one name."""
+    paths = [p.strip() for p in output_file.split(",") if p.strip()]
+    if not paths:
+        raise ValueError("no output file given")
+    if output_shards < 1:
+        raise ValueError("output_shards must be >= 1")
+    if output_shards == 1:
+        return paths
+    if len(paths) > 1:
+        raise ValueError("give either several comma-separated output files or output_shards > 1, not both")
+    return [f"{paths[0]}-{i:05d}-of-{output_shards:05d}" for i in range(output_shards)]
+
+
+def write_pretraining_data(
+    input_files,
+    output_files,
+    vocab_file,
+    config,
+    do_lower_case=True,
+    num_workers=1,
+    documents_per_chunk=2000,
+    log_every_seconds=10.0,
+):
+    """Writes the TFRecords and returns the summary counts (a dict)."""
+    input_files = corpus_reader.expand_input_files(input_files)
+    processor_args = (config, vocab_file, do_lower_case)
+    processor = ChunkProcessor(*processor_args)  # fails early on a bad vocab
+    read_stats = corpus_reader.ReadStats()
+    chunks = corpus_reader.chunk_documents(corpus_reader.read_documents(input_files, read_stats), documents_per_chunk)
+    counts = collections.Counter()
+    progress = _Progress(counts, read_stats, log_every_seconds)
+    with ShardedRecordWriter(output_files) as writer:
+        for records, chunk_counts in _process_in_order(chunks, processor, processor_args, num_workers):
+            writer.write(records)
+            counts.update(chunk_counts)
+            progress.maybe_log()
+    counts.update(
+        files=read_stats.files,
+        lines=read_stats.lines,
+        bytes=read_stats.bytes,
+        invalid_utf8_lines=read_stats.invalid_utf8_lines,
+    )
+    counts["seconds"] = time.time() - progress.start
+    return dict(counts)
+
+
+def _process_in_order(chunks, processor, processor_args, num_workers):
+    """(records, counts) of each chunk, in chunk order."""
+    if num_workers <= 1:
+        for index, chunk in enumerate(chunks):
+            yield processor(index, chunk)
+        return
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(num_workers, initializer=_init_worker, initargs=processor_args) as pool:
+        pending = collections.deque()
+        for index, chunk in enumerate(chunks):
+            pending.append(pool.apply_async(_process_chunk, (index, chunk)))
+            if len(pending) >= 2 * num_workers:
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
+
+
+def _init_worker(*processor_args):
+    global _worker_processor
+    _worker_processor = ChunkProcessor(*processor_args)
+
+
+def _process_chunk(index, chunk):
+    return _worker_processor(index, chunk)
+
+
+class _Progress:
+    """A progress line every `every` seconds."""
+
+    def __init__(self, counts, read_stats, every):
+        self.counts, self.read_stats, self.every = counts, read_stats, every
+        self.start = self.last = time.time()
+
+    def maybe_log(self):
+        now = time.time()
+        if now - self.last < self.every:
+            return
+        self.last = now
+        elapsed = now - self.start
+        logging.info(
+            "read %.1f MB, %d documents -> %d instances (%.0f instances/s)",
+            self.read_stats.bytes / 1e6,
+            self.counts["documents"],
+            self.counts["instances"],
+            self.counts["instances"] / elapsed,
+        )
+
+
+def summary_lines(counts, dupe_factor):
+    """Human-readable summary of a run's counts."""
+    instances = max(counts.get("instances", 0), 1)
+    targets = max(counts.get("targets", 0), 1)
+    passes = max(counts.get("documents", 0) * dupe_factor, 1)
+    seconds = max(counts.get("seconds", 0.0), 1e-9)
+    get = counts.get
+    return [
+        f"files {get('files', 0)}, lines {get('lines', 0)}, {get('bytes', 0) / 1e6:.1f} MB, "
+        f"invalid UTF-8 lines {get('invalid_utf8_lines', 0)} (bad bytes replaced)",
+        f"documents {get('documents', 0)} (of {get('documents_read', 0)} read; "
+        f"{get('single_sentence_documents', 0)} with one sentence), "
+        f"lines without tokens {get('lines_without_tokens', 0)}, "
+        f"lines longer than a sequence {get('long_lines', 0)} (truncated)",
+        f"instances {get('instances', 0)}, tokens {get('tokens', 0)} "
+        f"({get('tokens', 0) / instances:.1f} per instance, {get('full_length', 0) / instances:.1%} full length)",
+        f"LM targets {get('targets', 0)} = {get('targets', 0) / max(get('tokens', 0), 1):.2%} of tokens; "
+        f"[MASK] {get('replaced_by_mask', 0) / targets:.1%}, kept {get('kept', 0) / targets:.1%}, "
+        f"random {(get('targets', 0) - get('replaced_by_mask', 0) - get('kept', 0)) / targets:.1%}",
+        f"next sentence random {get('random_next', 0) / instances:.1%}; "
+        f"short target length in {get('short_targets', 0) / passes:.1%} of document passes",
+        f"{seconds:.1f} s, {get('instances', 0) / seconds:.0f} instances/s",
+    ]
