@@ -1,0 +1,141 @@
+"""Classification examples -> packed ids -> TFRecord files, cached.
+
+Each example becomes `[CLS] A [SEP] (B [SEP])` of `max_seq_length` ids,
+pairs truncated longest-first as in the original (`data/packing.py`). The
+TFRecords use the original `run_classifier.py` feature names (`input_ids`,
+`input_mask`, `segment_ids`, `label_ids`, `is_real_example`) plus
+`example_index`, the example's position in its file, which keys predictions.
+`label_ids` is a float for regression.
+
+A split is tokenized once: its file is named by a hash of the examples, the
+vocabulary, the casing, `max_seq_length` and the label list, so a change to
+any of them makes a new file and an unchanged run reuses the old one.
+"""
+
+import dataclasses
+import hashlib
+import logging
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from data.packing import pack_ids
+
+FORMAT_VERSION = 1
+_UNLABELLED = 0
+
+
+@dataclasses.dataclass
+class ClassifierFeatures:
+    """Packed inputs [N, max_seq_length] int32 and labels [N] of one split."""
+
+    input_ids: np.ndarray
+    input_mask: np.ndarray
+    segment_ids: np.ndarray
+    label_ids: np.ndarray  # int32 class ids, or float32 scores for regression
+    num_truncated: int
+
+    def __len__(self):
+        return len(self.label_ids)
+
+
+def encode_examples(examples, tokenizer, max_seq_length, label_list):
+    """`ClassifierFeatures` of `examples`; `label_list` None means regression.
+    Unlabelled examples get label 0."""
+    vocab = tokenizer.vocab
+    label_ids = {label: i for i, label in enumerate(label_list or ())}
+    rows, labels, truncated = [], [], 0
+    for example in examples:
+        ids_a = tokenizer.encode(example.text_a)
+        ids_b = tokenizer.encode(example.text_b) if example.text_b is not None else None
+        specials = 2 if ids_b is None else 3
+        truncated += len(ids_a) + len(ids_b or ()) + specials > max_seq_length
+        rows.append(pack_ids(ids_a, ids_b, max_seq_length, vocab.cls_id, vocab.sep_id,
+                             vocab.pad_id))
+        if example.label is None:
+            labels.append(_UNLABELLED)
+        else:
+            labels.append(example.label if label_list is None else label_ids[example.label])
+    if rows:
+        word_ids, mask, type_ids = (np.stack(column) for column in zip(*rows))
+    else:
+        word_ids = mask = type_ids = np.zeros((0, max_seq_length), np.int32)
+    dtype = np.float32 if label_list is None else np.int32
+    return ClassifierFeatures(word_ids, mask, type_ids, np.asarray(labels, dtype), truncated)
+
+
+def features_key(examples, vocab_file, do_lower_case, max_seq_length, label_list):
+    """Hex digest naming the features of `examples` under these settings."""
+    digest = hashlib.sha256()
+    with open(vocab_file, "rb") as f:
+        digest.update(hashlib.sha256(f.read()).digest())
+    digest.update(repr((FORMAT_VERSION, bool(do_lower_case), int(max_seq_length),
+                        None if label_list is None else list(label_list))).encode())
+    for e in examples:
+        digest.update(repr((e.guid, e.text_a, e.text_b, e.label)).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _int64(values):
+    return tf.train.Feature(int64_list=tf.train.Int64List(value=values))
+
+
+def write_tfrecord(path, features):
+    """All of `features` as tf.Examples in one TFRecord file, written atomically."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    regression = features.label_ids.dtype.kind == "f"
+    try:
+        with tf.io.TFRecordWriter(tmp) as writer:
+            for i in range(len(features)):
+                label = features.label_ids[i].item()
+                example = tf.train.Example(features=tf.train.Features(feature={
+                    "input_ids": _int64(features.input_ids[i]),
+                    "input_mask": _int64(features.input_mask[i]),
+                    "segment_ids": _int64(features.segment_ids[i]),
+                    "label_ids": (tf.train.Feature(float_list=tf.train.FloatList(value=[label]))
+                                  if regression else _int64([label])),
+                    "is_real_example": _int64([1]),
+                    "example_index": _int64([i]),
+                }))
+                writer.write(example.SerializeToString())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def cached_tfrecord(cache_dir, name, examples, tokenizer, vocab_file, do_lower_case,
+                    max_seq_length, label_list):
+    """Path of the TFRecord of `examples` in `cache_dir`, written if not there yet."""
+    key = features_key(examples, vocab_file, do_lower_case, max_seq_length, label_list)
+    path = os.path.join(cache_dir, f"{name}-{max_seq_length}-{key[:16]}.tf_record")
+    if os.path.isfile(path):
+        logging.info("Using cached features %s", path)
+        return path
+    features = encode_examples(examples, tokenizer, max_seq_length, label_list)
+    if features.num_truncated:
+        logging.info("%s: %d of %d examples truncated to max_seq_length=%d", name,
+                     features.num_truncated, len(features), max_seq_length)
+    write_tfrecord(path, features)
+    logging.info("Wrote %d examples to %s", len(features), path)
+    return path
+
+
+def parse_batch(serialized, max_seq_length, regression):
+    """A batch of serialized tf.Examples -> (encoder inputs, {label, example_index})."""
+    ids = tf.io.FixedLenFeature([max_seq_length], tf.int64)
+    spec = {
+        "input_ids": ids, "input_mask": ids, "segment_ids": ids,
+        "label_ids": tf.io.FixedLenFeature([], tf.float32 if regression else tf.int64),
+        "example_index": tf.io.FixedLenFeature([], tf.int64),
+    }
+    parsed = tf.io.parse_example(serialized, spec)
+    features = {
+        "input_word_ids": tf.cast(parsed["input_ids"], tf.int32),
+        "input_mask": tf.cast(parsed["input_mask"], tf.int32),
+        "input_type_ids": tf.cast(parsed["segment_ids"], tf.int32),
+    }
+    label = parsed["label_ids"] if regression else tf.cast(parsed["label_ids"], tf.int32)
+    return features, {"label": label, "example_index": tf.cast(parsed["example_index"], tf.int32)}
