@@ -1,0 +1,163 @@
+"""BERT's optimizers: AdamW as in the original code, LAMB for large batches.
+
+Both follow google-research/bert: weight decay 0.01 that skips LayerNorm and
+bias variables, linear warmup then linear decay to 0 over all training steps,
+and gradients clipped to global norm 1.0. Written with `keras.ops` only, so
+the same optimizers run on the TensorFlow and JAX backends.
+"""
+
+import dataclasses
+import re
+
+import keras
+from keras import ops
+
+OPTIMIZERS = ("adamw", "lamb")
+
+# Matched against `variable.path` like the original's list against TF1 names.
+NO_DECAY_PATTERN = re.compile(r"LayerNorm|layer_norm|bias")
+
+
+@keras.saving.register_keras_serializable(package="bert_garden")
+class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
+    """`peak * step / warmup` during warmup, then `peak * (1 - step / total)`.
+
+    The decay runs over all `num_train_steps` (not from the end of warmup),
+    as `polynomial_decay` does in the original `optimization.py`.
+    """
+
+    def __init__(self, peak_learning_rate, num_train_steps, num_warmup_steps=0):
+        self.peak_learning_rate = peak_learning_rate
+        self.num_train_steps = num_train_steps
+        self.num_warmup_steps = num_warmup_steps
+
+    def __call__(self, step):
+        step = ops.cast(step, "float32")
+        decayed = self.peak_learning_rate * ops.maximum(
+            0.0, 1.0 - ops.minimum(step, self.num_train_steps) / max(self.num_train_steps, 1))
+        if not self.num_warmup_steps:
+            return decayed
+        warmup = self.peak_learning_rate * step / self.num_warmup_steps
+        return ops.where(step < self.num_warmup_steps, warmup, decayed)
+
+    def get_config(self):
+        return {"peak_learning_rate": self.peak_learning_rate,
+                "num_train_steps": self.num_train_steps,
+                "num_warmup_steps": self.num_warmup_steps}
+
+
+class _DecoupledWeightDecay(keras.optimizers.Optimizer):
+    """Adam moments plus a per-variable `update` that already holds the weight
+    decay term (`update = adam_direction + rate * w`, then `w -= lr * update`).
+
+    `aggregate_gradients=False` is for a caller that has already summed the
+    gradients over replicas (the trainer does, so that clipping sees the global
+    norm of the whole batch's gradient); the optimizer then skips its own sum.
+    """
+
+    def __init__(self, learning_rate, weight_decay_rate=0.01, beta_1=0.9, beta_2=0.999,
+                 epsilon=1e-6, aggregate_gradients=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.weight_decay_rate = weight_decay_rate
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.epsilon = epsilon
+        self.aggregate_gradients = aggregate_gradients
+
+    def build(self, var_list):
+        if self.built:
+            return
+        super().build(var_list)
+        self._momentums, self._velocities = self.add_optimizer_variables(
+            var_list, ["momentum", "velocity"])
+        self._decayed = [NO_DECAY_PATTERN.search(v.path) is None for v in var_list]
+
+    def _adam_direction(self, m, v, variable):
+        raise NotImplementedError
+
+    def _scale(self, update, variable, decayed):
+        """Hook for layer-wise adaptation (LAMB); identity for AdamW."""
+        return update
+
+    def update_step(self, gradient, variable, learning_rate):
+        index = self._get_variable_index(variable)
+        gradient = ops.cast(gradient, variable.dtype)
+        m, v = self._momentums[index], self._velocities[index]
+        self.assign(m, self.beta_1 * m + (1.0 - self.beta_1) * gradient)
+        self.assign(v, self.beta_2 * v + (1.0 - self.beta_2) * ops.square(gradient))
+        update = self._adam_direction(m, v, variable)
+        decayed = self._decayed[index]
+        if decayed and self.weight_decay_rate:
+            update = update + self.weight_decay_rate * variable
+        update = self._scale(update, variable, decayed)
+        self.assign_sub(variable, ops.cast(learning_rate, variable.dtype) * update)
+
+    def _all_reduce_sum_gradients(self, grads_and_vars):
+        if self.aggregate_gradients:
+            return super()._all_reduce_sum_gradients(grads_and_vars)
+        return grads_and_vars
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(weight_decay_rate=self.weight_decay_rate, beta_1=self.beta_1,
+                      beta_2=self.beta_2, epsilon=self.epsilon,
+                      aggregate_gradients=self.aggregate_gradients)
+        return config
+
+
+@keras.saving.register_keras_serializable(package="bert_garden")
+class AdamWeightDecay(_DecoupledWeightDecay):
+    """The original BERT optimizer: Adam without bias correction, decoupled
+    weight decay (not L2 through the moments) on all but LayerNorm and bias."""
+
+    def _adam_direction(self, m, v, variable):
+        return m / (ops.sqrt(v) + self.epsilon)
+
+
+@keras.saving.register_keras_serializable(package="bert_garden")
+class Lamb(_DecoupledWeightDecay):
+    """LAMB (You et al., 2019): bias-corrected Adam direction plus weight decay,
+    rescaled per variable by the trust ratio ||w|| / ||update||. LayerNorm and
+    bias variables get neither decay nor the trust ratio."""
+
+    def _adam_direction(self, m, v, variable):
+        step = ops.cast(self.iterations + 1, variable.dtype)
+        m_hat = m / (1.0 - ops.power(ops.cast(self.beta_1, variable.dtype), step))
+        v_hat = v / (1.0 - ops.power(ops.cast(self.beta_2, variable.dtype), step))
+        return m_hat / (ops.sqrt(v_hat) + self.epsilon)
+
+    def _scale(self, update, variable, decayed):
+        if not decayed:
+            return update
+        w_norm = ops.sqrt(ops.sum(ops.square(variable)))
+        u_norm = ops.sqrt(ops.sum(ops.square(update)))
+        ratio = ops.where((w_norm > 0) & (u_norm > 0), w_norm / ops.maximum(u_norm, 1e-30), 1.0)
+        return ratio * update
+
+
+@dataclasses.dataclass(frozen=True)
+class OptimizerConfig:
+    """Optimizer hyper-parameters; the defaults are the paper's (and the original code's)."""
+
+    name: str = "adamw"
+    learning_rate: float = 1e-4
+    num_warmup_steps: int = 0
+    weight_decay_rate: float = 0.01
+    beta_1: float = 0.9
+    beta_2: float = 0.999
+    epsilon: float = 1e-6
+    clip_norm: float = 1.0
+
+    def __post_init__(self):
+        if self.name not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.name!r}")
+
+    def build(self, num_train_steps, aggregate_gradients=True):
+        """The optimizer with its warmup + linear-decay schedule over `num_train_steps`."""
+        cls = AdamWeightDecay if self.name == "adamw" else Lamb
+        return cls(
+            learning_rate=WarmupLinearDecay(self.learning_rate, num_train_steps,
+                                            self.num_warmup_steps),
+            weight_decay_rate=self.weight_decay_rate, beta_1=self.beta_1, beta_2=self.beta_2,
+            epsilon=self.epsilon, global_clipnorm=self.clip_norm or None,
+            aggregate_gradients=aggregate_gradients, name=self.name)

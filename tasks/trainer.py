@@ -1,0 +1,351 @@
+"""The shared training loop: one `Task` under any `tf.distribute` strategy.
+
+A custom loop rather than `model.fit`, because Keras 3's `fit` fails under
+`MultiWorkerMirroredStrategy`: `strategy.run` of a step that takes a
+`tf.GradientTape` over the Keras model, sums the gradients over micro-batches
+and replicas, and hands them to the Keras optimizer. The same loop serves
+one_device, mirrored, multi_worker_mirrored and TPU strategies.
+
+Checkpoints hold the model (a dict keyed by `variable.path`, the layout
+`checkpoints.loader` reads), the optimizer, the step, the dropout RNG state and
+the input iterator, so a killed run restarted with the same command continues
+as if it had not stopped.
+"""
+
+import os
+import shutil
+import time
+
+import keras
+import numpy as np
+import tensorflow as tf
+from absl import logging
+
+from tasks.base import Task
+from utils.files import atomic_write_text
+
+CHECKPOINT_NAME = "ckpt"
+
+
+class Trainer:
+    """Trains, evaluates and predicts one task.
+
+    The train batch size is per optimizer update: it is split over
+    `grad_accum_steps` micro-batches and over the replicas, so changing either
+    leaves the arithmetic unchanged. The loss is the mean of the task's
+    per-example losses over that batch.
+
+    Example:
+    >>> trainer = Trainer(task, RunOptions(output_dir="/tmp/run"))
+    >>> trainer.train(batch_size=32, num_steps=1000,
+    ...               optimizer=OptimizerConfig(learning_rate=5e-5, num_warmup_steps=100))
+    >>> trainer.evaluate(batch_size=32)
+    {'loss': 0.41, 'accuracy': 0.85, 'global_step': 1000}
+    """
+
+    def __init__(self, task, options):
+        self.task = task
+        self.options = options
+        self.strategy = options.create_strategy()
+        keras.utils.set_random_seed(options.seed)
+        with self.strategy.scope(), options.dtype_policy():
+            self.model = task.build_model()
+            self.metrics = task.build_metrics()
+            self.global_step = tf.Variable(0, dtype=tf.int64, trainable=False, name="global_step")
+        self.is_chief = _is_chief(self.strategy)
+        self._weights_ready = False
+        self._inference_steps = {}
+
+    # --- Checkpoints -------------------------------------------------------
+
+    def _checkpoint(self, optimizer=None, iterator=None):
+        """The object graph every checkpoint of this trainer has."""
+        weights = {id(v) for v in self.model.weights}
+        objects = {
+            "model": {v.path: v.value for v in self.model.weights},
+            # Dropout seed states: their paths depend on creation order, so a list.
+            "rng": [v.value for v in self.model.variables if id(v) not in weights],
+            "step": self.global_step,
+        }
+        if optimizer is not None:
+            variables = {v.path: v.value for v in optimizer.variables}
+            if len(variables) != len(optimizer.variables):
+                raise ValueError("optimizer variables must have unique paths to be checkpointed")
+            objects["optimizer"] = variables
+        if iterator is not None:
+            objects["data"] = iterator
+        return tf.train.Checkpoint(**objects)
+
+    def _restore_or_initialize(self, checkpoint, partial):
+        """Resumes from the newest checkpoint in output_dir, or initialises
+        the model once (`task.initialize`, e.g. from --init_checkpoint)."""
+        latest = tf.train.latest_checkpoint(self.options.output_dir)
+        if latest:
+            status = checkpoint.restore(latest)
+            if partial:
+                status.expect_partial()
+            else:
+                status.assert_existing_objects_matched()
+            logging.info("Restored %s (step %d)", latest, int(self.global_step.numpy()))
+            self._weights_ready = True
+        elif not self._weights_ready:
+            with self.strategy.scope():
+                self.task.initialize(self.model)
+            self._weights_ready = True
+
+    def _save(self, manager):
+        manager.save(checkpoint_number=self.global_step)
+        if not self.is_chief:  # Every worker must take part in a save; only the chief's stays.
+            shutil.rmtree(manager.directory, ignore_errors=True)
+
+    def _manager(self, checkpoint):
+        directory = self.options.output_dir
+        if not self.is_chief:
+            resolver = self.strategy.cluster_resolver
+            directory = os.path.join(directory, f".tmp_{resolver.task_type}_{resolver.task_id}")
+        return tf.train.CheckpointManager(
+            checkpoint, directory, max_to_keep=self.options.keep_checkpoint_max,
+            checkpoint_name=CHECKPOINT_NAME)
+
+    # --- Training ----------------------------------------------------------
+
+    def _make_optimizer(self, config, num_steps):
+        with self.strategy.scope():
+            optimizer = config.build(num_steps, aggregate_gradients=False)
+            if self.options.mixed_precision == "fp16":
+                optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
+            optimizer.build(self.model.trainable_variables)
+        return optimizer
+
+    def _make_train_loop(self, optimizer, batch_size):
+        """A `tf.function(iterator, num_steps)` running `num_steps` updates."""
+        model, task, strategy = self.model, self.task, self.strategy
+        variables = model.trainable_variables
+        scale_loss = self.options.mixed_precision == "fp16"
+
+        def forward_backward(features, labels):
+            with tf.GradientTape() as tape:
+                outputs = model(features, training=True)
+                loss = tf.reduce_sum(task.loss(labels, outputs)) / batch_size
+                scaled = optimizer.scale_loss(loss) if scale_loss else loss
+            grads = tape.gradient(scaled, variables)
+            # Dense: embedding gradients come as IndexedSlices with repeated rows,
+            # which neither add up across micro-batches nor give the true global norm.
+            return loss, [None if g is None else tf.convert_to_tensor(g) for g in grads], outputs
+
+        if self.options.jit_compile:
+            forward_backward = tf.function(forward_backward, jit_compile=True)
+
+        def replica_step(micro_batches):
+            total_loss, total_grads = 0.0, None
+            for features, labels in micro_batches:
+                loss, grads, outputs = forward_backward(features, labels)
+                task.update_metrics(self.metrics, labels, outputs)
+                total_loss += loss
+                total_grads = grads if total_grads is None else [
+                    None if a is None else a + b for a, b in zip(total_grads, grads)]
+            # Variables without a gradient (the pooler when there is no NSP head) stay put.
+            pairs = [(g, v) for g, v in zip(total_grads, variables) if g is not None]
+            # Summed here, before the optimizer clips them by their global norm.
+            grads = tf.distribute.get_replica_context().all_reduce(
+                tf.distribute.ReduceOp.SUM, [g for g, _ in pairs])
+            optimizer.apply(grads, [v for _, v in pairs])
+            return total_loss
+
+        def split(batch):
+            """This replica's slice of a global (micro-)batch."""
+            def value_fn(context):
+                size = batch_size // self.options.grad_accum_steps // context.num_replicas_in_sync
+                start = context.replica_id_in_sync_group * size
+                return tf.nest.map_structure(lambda t: t[start:start + size], batch)
+            return strategy.experimental_distribute_values_from_function(value_fn)
+
+        @tf.function
+        def train_loop(iterator, num_steps):
+            loss_sum = tf.constant(0.0)
+            for _ in tf.range(num_steps):
+                micro_batches = [split(next(iterator))
+                                 for _ in range(self.options.grad_accum_steps)]
+                loss = strategy.run(replica_step, args=(micro_batches,))
+                loss_sum += strategy.reduce(tf.distribute.ReduceOp.SUM, loss, axis=None)
+                self.global_step.assign_add(1)
+            return loss_sum / tf.cast(num_steps, tf.float32)
+
+        return train_loop
+
+    def _distribute(self, split, batch_size):
+        dataset = self.task.build_dataset(split, batch_size, training=False)
+        options = tf.data.Options()
+        # Every worker reads the same pipeline and keeps its slice of each global
+        # batch: the same batches as one worker, whatever the cluster.
+        options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+        return self.strategy.experimental_distribute_dataset(dataset.with_options(options))
+
+    def train(self, batch_size, num_steps, optimizer):
+        """Trains until `global_step == num_steps`, resuming from output_dir.
+
+        `optimizer` is a `tasks.optimization.OptimizerConfig`; its schedule
+        decays to 0 at `num_steps`. Returns the progress records logged.
+        """
+        per_update = self.options.grad_accum_steps * self.strategy.num_replicas_in_sync
+        if batch_size % per_update:
+            raise ValueError(
+                f"train batch size {batch_size} is not divisible by grad_accum_steps x replicas "
+                f"= {self.options.grad_accum_steps} x {self.strategy.num_replicas_in_sync}")
+        _check_writable(self.options.output_dir)
+        optimizer_ = self._make_optimizer(optimizer, num_steps)
+        # A plain tf.data iterator, checkpointable (a distributed one is not):
+        # every worker reads the same global batches and keeps its replicas' slices.
+        iterator = iter(self.task.build_dataset(
+            "train", batch_size // self.options.grad_accum_steps, training=True))
+        checkpoint = self._checkpoint(optimizer_, iterator)
+        self._restore_or_initialize(checkpoint, partial=False)
+        manager = self._manager(checkpoint)
+        train_loop = self._make_train_loop(optimizer_, batch_size)
+        writer = (tf.summary.create_file_writer(os.path.join(self.options.output_dir, "train"))
+                  if self.is_chief else tf.summary.create_noop_writer())
+        records = []
+        step = int(self.global_step.numpy())
+        if step >= num_steps:
+            logging.info("Already trained to step %d of %d", step, num_steps)
+            return records
+        logging.info("Training from step %d to %d, batch %d", step, num_steps, batch_size)
+        start, start_step = time.time(), step
+        while step < num_steps:
+            chunk = _steps_to_boundary(step, num_steps, self.options.steps_per_loop,
+                                       self.options.log_steps, self.options.save_checkpoints_steps)
+            loss = float(train_loop(iterator, tf.constant(chunk, tf.int32)))
+            step += chunk
+            if step % self.options.log_steps == 0 or step == num_steps:
+                elapsed = time.time() - start
+                record = self._log(step, loss, optimizer_, writer,
+                                   (step - start_step) * batch_size / max(elapsed, 1e-9))
+                records.append(record)
+                start, start_step = time.time(), step
+            if step % self.options.save_checkpoints_steps == 0 or step == num_steps:
+                self._save(manager)
+                start = time.time()  # Saving is not training time.
+        writer.flush()
+        return records
+
+    def _log(self, step, loss, optimizer, writer, examples_per_second):
+        if not np.isfinite(loss):
+            raise FloatingPointError(f"training loss is {loss} at step {step}")
+        record = {"step": step, "loss": loss,
+                  **{m.name: float(m.result()) for m in self.metrics},
+                  "learning_rate": float(optimizer.learning_rate),
+                  "examples_per_second": examples_per_second}
+        for metric in self.metrics:
+            metric.reset_state()
+        logging.info("step %d: %s", step, ", ".join(
+            f"{k} = {v:.4g}" for k, v in record.items() if k != "step"))
+        with writer.as_default(step=step):
+            for name, value in record.items():
+                if name != "step":
+                    tf.summary.scalar(name, value)
+        return record
+
+    # --- Evaluation and prediction -----------------------------------------
+
+    def _ensure_weights(self):
+        if not self._weights_ready:
+            self._restore_or_initialize(self._checkpoint(), partial=True)
+
+    def _run_inference(self, split, batch_size, max_steps, evaluating, gather):
+        """One pass over `split`: mean loss (when evaluating) and the gathered outputs."""
+        step = self._inference_steps.get((evaluating, gather))
+        if step is None:
+            step = self._inference_steps[evaluating, gather] = self._make_inference_step(
+                evaluating, gather)
+        loss_sum, count, pieces = 0.0, 0, []
+        for i, batch in enumerate(self._distribute(split, batch_size)):
+            if max_steps is not None and i >= max_steps:
+                break
+            loss, n, gathered = step(batch)
+            loss_sum, count = loss_sum + float(loss), count + int(n)
+            if gather:
+                pieces.append(tf.nest.map_structure(
+                    lambda t: np.concatenate(
+                        [np.asarray(x) for x in self.strategy.experimental_local_results(t)]),
+                    gathered))
+        predictions = {k: np.concatenate([p[k] for p in pieces]) for k in pieces[0]} if pieces else {}
+        return loss_sum / max(count, 1), predictions
+
+    def _make_inference_step(self, evaluating, gather):
+        """A `tf.function(batch)` -> (summed loss, example count, outputs and labels)."""
+        model, task = self.model, self.task
+
+        def replica_step(features, labels):
+            outputs = model(features, training=False)
+            gathered = {**labels, **outputs} if gather else {}
+            if not evaluating:  # Prediction: labels may be absent.
+                return tf.constant(0.0), tf.constant(0), gathered
+            per_example = task.loss(labels, outputs)
+            task.update_metrics(self.metrics, labels, outputs)
+            return tf.reduce_sum(per_example), tf.size(per_example), gathered
+
+        @tf.function(reduce_retracing=True)
+        def step(batch):
+            loss, count, gathered = self.strategy.run(replica_step, args=batch)
+            return (self.strategy.reduce(tf.distribute.ReduceOp.SUM, loss, axis=None),
+                    self.strategy.reduce(tf.distribute.ReduceOp.SUM, count, axis=None), gathered)
+
+        return step
+
+    def evaluate(self, batch_size, split="dev", max_steps=None):
+        """Mean loss and the task's metrics over `split` (at most `max_steps`
+        batches), plus `task.evaluate(predictions)` when the task defines it.
+
+        Uses the weights trained in this process, else the newest checkpoint in
+        output_dir, else `task.initialize`.
+        """
+        self._ensure_weights()
+        for metric in self.metrics:
+            metric.reset_state()
+        whole_split = type(self.task).evaluate is not Task.evaluate
+        loss, predictions = self._run_inference(
+            split, batch_size, max_steps, evaluating=True, gather=whole_split)
+        results = {"loss": loss, **{m.name: float(m.result()) for m in self.metrics}}
+        if whole_split:
+            results.update(self.task.evaluate(predictions))
+        results["global_step"] = int(self.global_step.numpy())
+        return results
+
+    def predict(self, batch_size, split="test"):
+        """{name: array over all examples} of the model's outputs and the
+        dataset's labels (which carry ids such as SQuAD's `unique_ids`).
+        Gathers on this worker only: run prediction with one worker."""
+        self._ensure_weights()
+        return self._run_inference(split, batch_size, None, evaluating=False, gather=True)[1]
+
+
+def write_results(path, results):
+    """`key = value` lines sorted by key, as the original `eval_results.txt`; atomic."""
+    atomic_write_text(path, "".join(f"{k} = {results[k]}\n" for k in sorted(results)))
+
+
+def _steps_to_boundary(step, num_steps, *intervals):
+    """Steps until the next multiple of any interval, or the end."""
+    return min([num_steps - step] + [interval - step % interval for interval in intervals])
+
+
+def _is_chief(strategy):
+    resolver = getattr(strategy, "cluster_resolver", None)
+    if resolver is None or not resolver.task_type:
+        return True
+    if resolver.task_type == "chief":
+        return True
+    return (resolver.task_type == "worker" and resolver.task_id == 0
+            and "chief" not in resolver.cluster_spec().as_dict())
+
+
+def _check_writable(directory):
+    """Fails before any work when output_dir cannot take checkpoints."""
+    try:
+        tf.io.gfile.makedirs(directory)
+        probe = os.path.join(directory, f".write_probe_{os.getpid()}")
+        with tf.io.gfile.GFile(probe, "w") as f:
+            f.write("")
+        tf.io.gfile.remove(probe)
+    except (OSError, tf.errors.OpError) as e:
+        raise PermissionError(f"output_dir {directory!r} is not writable: {e}") from None
