@@ -1,0 +1,155 @@
+"""Multiple choice (SWAG and any set of N endings), as in the paper: each choice
+is a [CLS] context [SEP] ending [SEP] sequence, one vector V scores each
+choice's pooled output, softmax over the choices, cross-entropy on the gold one.
+
+Split files in `data_dir`: `train`, `dev` (SWAG calls it `val`) and `test`,
+each `.csv` in SWAG's layout or `.jsonl` (see `data/swag_reader.py`).
+"""
+
+import dataclasses
+import logging
+import os
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from checkpoints.loader import load_into
+from data.multiple_choice_features import NO_LABEL, encode_examples
+from data.swag_reader import read_multiple_choice_file
+from data.tokenization import FullTokenizer
+from modeling.config import BertConfig
+from modeling.encoder import BertEncoder
+from modeling.task_models import BertMultipleChoice
+from tasks.base import Task
+from tasks.multiple_choice_outputs import write_predictions
+
+SPLIT_NAMES = {"train": ("train",), "dev": ("val", "dev"), "test": ("test",)}
+EXTENSIONS = (".csv", ".jsonl")
+
+
+def find_split_file(data_dir, split):
+    """The one file of `split` in `data_dir`, e.g. `val.csv` or `dev.jsonl` for "dev"."""
+    if split not in SPLIT_NAMES:
+        raise ValueError(f"unknown split {split!r}; expected one of {sorted(SPLIT_NAMES)}")
+    candidates = [os.path.join(data_dir, name + ext)
+                  for name in SPLIT_NAMES[split] for ext in EXTENSIONS]
+    found = [path for path in candidates if os.path.isfile(path)]
+    if len(found) != 1:
+        problem = "no file" if not found else f"{len(found)} files ({', '.join(found)})"
+        raise FileNotFoundError(
+            f"{problem} for split {split!r} in {data_dir!r}; expected exactly one of "
+            + ", ".join(os.path.basename(c) for c in candidates))
+    return found[0]
+
+
+@dataclasses.dataclass
+class MultipleChoiceConfig:
+    data_dir: str
+    vocab_file: str
+    bert_config: BertConfig
+    do_lower_case: bool = True
+    max_seq_length: int = 128
+    init_checkpoint: str = None
+    dropout_rate: float = None  # default: the encoder's hidden_dropout_prob
+    skip_bad_rows: bool = False
+    seed: int = 12345
+
+
+class MultipleChoiceTask(Task):
+    """Datasets yield features {input_word_ids, input_mask, input_type_ids}
+    int32 [batch, choices, seq] and labels {label: int32 [batch],
+    example_index: int32 [batch]}; the model's `logits` are [batch, choices].
+
+    Example:
+    >>> task = MultipleChoiceTask(MultipleChoiceConfig(
+    ...     data_dir="swag", vocab_file="vocab.txt", bert_config=config))
+    >>> model = task.build_model(); task.initialize(model)
+    >>> features, labels = next(iter(task.build_dataset("dev", 8, training=False)))
+    >>> model(features)["logits"].shape
+    (8, 4)
+    """
+
+    def __init__(self, config):
+        self.config = config
+        self.tokenizer = FullTokenizer(config.vocab_file, config.do_lower_case)
+        self._files = {}
+        self._features = {}
+
+    def choice_file(self, split):
+        """The split's `ChoiceFile` (read once)."""
+        if split not in self._files:
+            path = find_split_file(self.config.data_dir, split)
+            self._files[split] = read_multiple_choice_file(path, self.config.skip_bad_rows)
+        return self._files[split]
+
+    def num_examples(self, split):
+        return len(self.choice_file(split).examples)
+
+    def features(self, split):
+        """The split's `ChoiceFeatures` (encoded once)."""
+        if split not in self._features:
+            choice_file = self.choice_file(split)
+            features = encode_examples(self.tokenizer, choice_file.examples,
+                                       self.config.max_seq_length)
+            if features.num_truncated:
+                logging.info("%s: %d of %d choices truncated to max_seq_length=%d",
+                             choice_file.path, features.num_truncated,
+                             len(choice_file.examples) * choice_file.num_choices,
+                             self.config.max_seq_length)
+            self._features[split] = features
+        return self._features[split]
+
+    def build_model(self):
+        dropout = self.config.dropout_rate
+        if dropout is None:
+            dropout = self.config.bert_config.hidden_dropout_prob
+        return BertMultipleChoice(BertEncoder(self.config.bert_config), dropout_rate=dropout)
+
+    def initialize(self, model):
+        if self.config.init_checkpoint:
+            logging.info(load_into(model, self.config.init_checkpoint).summary())
+
+    def build_dataset(self, split, batch_size, training, input_context=None):
+        """Training: shuffled, repeated, full batches. Otherwise one pass in order.
+        "train" and "dev" need a label on every example; "test" may have none."""
+        features = self.features(split)
+        if split != "test" and (features.labels == NO_LABEL).any():
+            raise ValueError(f"{self.choice_file(split).path}: the {split} split needs a label on "
+                             f"every example, {int((features.labels == NO_LABEL).sum())} have none")
+        labels = {"label": features.labels,
+                  "example_index": np.arange(len(features.labels), dtype=np.int32)}
+        dataset = tf.data.Dataset.from_tensor_slices((features.inputs, labels))
+        if input_context is not None:
+            dataset = dataset.shard(input_context.num_input_pipelines,
+                                    input_context.input_pipeline_id)
+            batch_size = input_context.get_per_replica_batch_size(batch_size)
+        if training:
+            dataset = dataset.shuffle(len(features.labels), seed=self.config.seed).repeat()
+        return dataset.batch(batch_size, drop_remainder=training).prefetch(tf.data.AUTOTUNE)
+
+    def loss(self, labels, outputs):
+        """Cross-entropy of the softmax over the choices; 0 for unlabelled (test) examples."""
+        label = labels["label"]
+        losses = keras.losses.sparse_categorical_crossentropy(
+            keras.ops.maximum(label, 0), keras.ops.cast(outputs["logits"], "float32"),
+            from_logits=True)
+        return keras.ops.where(label == NO_LABEL, 0.0, losses)
+
+    def build_metrics(self):
+        return [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
+
+    def update_metrics(self, metrics, labels, outputs):
+        for metric in metrics:
+            metric.update_state(labels["label"], outputs["logits"])
+
+    def write_predictions(self, split, predictions, path):
+        """Per-example probabilities and predicted index, rows put back in input order."""
+        examples = self.choice_file(split).examples
+        order = np.asarray(predictions["example_index"])
+        if not np.array_equal(np.sort(order), np.arange(len(examples))):
+            raise ValueError(f"predictions cover {len(np.unique(order))} distinct examples of "
+                             f"{len(examples)} in split {split!r}")
+        logits = np.empty((len(examples), np.shape(predictions["logits"])[-1]), np.float32)
+        logits[order] = predictions["logits"]
+        write_predictions(path, examples, logits)
