@@ -51,7 +51,7 @@ flags.DEFINE_enum(
     OBJECTIVES,
     "mlm_nsp: sentence pairs, masked LM and next-sentence labels (BERT). "
     "mlm: single contiguous segments, masked LM, no next_sentence_labels (No NSP). "
-    "left_to_right: single segments unmasked, masked_lm_* holding every "
+    "ltr: single segments unmasked, masked_lm_* holding every "
     "position's next token, max_seq_length wide (LTR & No NSP).",
 )
 flags.DEFINE_float("mask_token_rate", 0.8, "Share of masked-LM targets replaced by [MASK].")
@@ -95,7 +95,7 @@ def main(argv):
     except (CorpusError, VocabError, ValueError) as e:
         sys.exit(f"error: {e}")
     logging.info("wrote %d shard(s): %s", len(outputs), ", ".join(outputs))
-    for line in summary_lines(counts, config.dupe_factor):
+    for line in summary_lines(counts, config):
         logging.info("%s", line)
 
 

@@ -15,9 +15,13 @@ from data import pretraining_features as F
 from data.cached_tokenizer import CachedTokenizer
 from data.example_encoding import encode_examples
 from data.masking import Masker, next_token_targets
-from data.pretraining_instances import InstanceBuilder
+from data.pretraining_instances import InstanceBuilder, to_arrays
 from data.tfrecord_writer import frame_records
 from data.tokenization import FullTokenizer
+
+# Instances serialized together: large enough for whole-array NumPy work to
+# pay off, small enough to keep the byte matrices of a batch in tens of MB.
+_ENCODE_BATCH = 4096
 
 
 class ChunkProcessor:
@@ -58,10 +62,12 @@ class ChunkProcessor:
         self.builder.short_targets = 0
         instances = self.builder.build(tokenized, self.config.dupe_factor, rng)
         counts["short_targets"] += self.builder.short_targets
-        if not instances:
-            return [], counts
-        features = self.features(instances, np.random.default_rng(seed), counts)
-        return frame_records(encode_examples(features, self.layout)), counts
+        masking_rng = np.random.default_rng(seed)
+        records = []
+        for start in range(0, len(instances), _ENCODE_BATCH):
+            features = self.features(instances[start : start + _ENCODE_BATCH], masking_rng, counts)
+            records += frame_records(encode_examples(features, self.layout))
+        return records, counts
 
     def tokenize(self, documents, counts):
         """Documents of token-id sentences; lines with no tokens are skipped and
@@ -82,30 +88,22 @@ class ChunkProcessor:
 
     def features(self, instances, rng, counts):
         """Arrays of every feature of the instances, LM targets included."""
-        seq = self.config.max_seq_length
-        lengths = np.fromiter((len(i.token_ids) for i in instances), dtype=np.int64, count=len(instances))
-        in_sequence = np.arange(seq) < lengths[:, None]
-        input_ids = np.zeros((len(instances), seq), dtype=np.int64)
-        input_ids[in_sequence] = np.fromiter(
-            (t for i in instances for t in i.token_ids), dtype=np.int64, count=int(lengths.sum())
-        )
-        first_lengths = np.array([i.first_segment_length for i in instances])
+        arrays = to_arrays(instances, self.config.max_seq_length)
         if self.config.left_to_right:
-            targets = next_token_targets(input_ids, lengths)
+            targets = next_token_targets(arrays.input_ids, arrays.lengths)
         else:
-            targets = self.masker(input_ids, lengths, rng)
+            targets = self.masker(arrays.input_ids, arrays.lengths, rng)
         features = {
             F.INPUT_IDS: targets.input_ids,
-            F.INPUT_MASK: in_sequence.astype(np.int64),
-            F.SEGMENT_IDS: (in_sequence & (np.arange(seq) >= first_lengths[:, None])).astype(np.int64),
+            F.INPUT_MASK: (np.arange(self.config.max_seq_length) < arrays.lengths[:, None]).astype(np.int64),
+            F.SEGMENT_IDS: arrays.segment_ids,
             F.MASKED_LM_POSITIONS: targets.positions,
             F.MASKED_LM_IDS: targets.label_ids,
             F.MASKED_LM_WEIGHTS: targets.weights,
         }
-        is_random_next = np.array([i.is_random_next for i in instances], dtype=np.int64)
         if self.config.next_sentence_prediction:
-            features[F.NEXT_SENTENCE_LABELS] = is_random_next[:, None]
-        self._count(features, targets, lengths, is_random_next, counts)
+            features[F.NEXT_SENTENCE_LABELS] = arrays.is_random_next[:, None]
+        self._count(features, targets, arrays.lengths, arrays.is_random_next, counts)
         return features
 
     def _count(self, features, targets, lengths, is_random_next, counts):

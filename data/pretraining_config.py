@@ -4,7 +4,7 @@ the dynamic tf.data path so both build the same kind of example."""
 import dataclasses
 
 # The paper's objective and its two ablations (Devlin et al., 2018, table 5).
-OBJECTIVES = ("mlm_nsp", "mlm", "left_to_right")
+OBJECTIVES = ("mlm_nsp", "mlm", "ltr")  # the names modeling/pretrainer.py uses
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,7 +66,7 @@ class PretrainingDataConfig:
 
     @property
     def left_to_right(self):
-        return self.objective == "left_to_right"
+        return self.objective == "ltr"
 
     @property
     def label_width(self):

@@ -115,14 +115,13 @@ class _Progress:
         )
 
 
-def summary_lines(counts, dupe_factor):
+def summary_lines(counts, config):
     """Human-readable summary of a run's counts."""
-    instances = max(counts.get("instances", 0), 1)
-    targets = max(counts.get("targets", 0), 1)
-    passes = max(counts.get("documents", 0) * dupe_factor, 1)
-    seconds = max(counts.get("seconds", 0.0), 1e-9)
     get = counts.get
-    return [
+    instances, targets = max(get("instances", 0), 1), max(get("targets", 0), 1)
+    passes = max(get("documents", 0) * config.dupe_factor, 1)
+    seconds = max(get("seconds", 0.0), 1e-9)
+    lines = [
         f"files {get('files', 0)}, lines {get('lines', 0)}, {get('bytes', 0) / 1e6:.1f} MB, "
         f"invalid UTF-8 lines {get('invalid_utf8_lines', 0)} (bad bytes replaced)",
         f"documents {get('documents', 0)} (of {get('documents_read', 0)} read; "
@@ -130,11 +129,17 @@ def summary_lines(counts, dupe_factor):
         f"lines without tokens {get('lines_without_tokens', 0)}, "
         f"lines longer than a sequence {get('long_lines', 0)} (truncated)",
         f"instances {get('instances', 0)}, tokens {get('tokens', 0)} "
-        f"({get('tokens', 0) / instances:.1f} per instance, {get('full_length', 0) / instances:.1%} full length)",
-        f"LM targets {get('targets', 0)} = {get('targets', 0) / max(get('tokens', 0), 1):.2%} of tokens; "
-        f"[MASK] {get('replaced_by_mask', 0) / targets:.1%}, kept {get('kept', 0) / targets:.1%}, "
-        f"random {(get('targets', 0) - get('replaced_by_mask', 0) - get('kept', 0)) / targets:.1%}",
-        f"next sentence random {get('random_next', 0) / instances:.1%}; "
+        f"({get('tokens', 0) / instances:.1f} per instance, {get('full_length', 0) / instances:.1%} full length); "
         f"short target length in {get('short_targets', 0) / passes:.1%} of document passes",
-        f"{seconds:.1f} s, {get('instances', 0) / seconds:.0f} instances/s",
+        f"LM targets {get('targets', 0)} = {get('targets', 0) / max(get('tokens', 0), 1):.2%} of tokens",
     ]
+    if not config.left_to_right:
+        random = get("targets", 0) - get("replaced_by_mask", 0) - get("kept", 0)
+        lines[-1] += (
+            f"; [MASK] {get('replaced_by_mask', 0) / targets:.1%}, kept {get('kept', 0) / targets:.1%}, "
+            f"random {random / targets:.1%}"
+        )
+    if config.next_sentence_prediction:
+        lines.append(f"next sentence random {get('random_next', 0) / instances:.1%}")
+    lines.append(f"{seconds:.1f} s, {get('instances', 0) / seconds:.0f} instances/s")
+    return lines

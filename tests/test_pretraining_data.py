@@ -205,7 +205,7 @@ def test_no_nsp_objective_writes_single_segments_without_labels(tmp_path, uncase
 
 
 def test_left_to_right_objective_targets_the_next_token(tmp_path, uncased_vocab_file, vocab):
-    examples, _, _ = generate(tmp_path, uncased_vocab_file, objective="left_to_right", max_seq_length=48)
+    examples, _, _ = generate(tmp_path, uncased_vocab_file, objective="ltr", max_seq_length=48)
     assert F.NEXT_SENTENCE_LABELS not in examples
     ids = examples[F.INPUT_IDS]
     assert examples[F.MASKED_LM_IDS].shape == ids.shape and not (ids == vocab.mask_id).any()

@@ -1,0 +1,171 @@
+"""Speed and memory of data/create_pretraining_data.py against the TF Model
+Garden's `official.nlp.data.create_pretraining_data` on the same corpus and
+flags (dupe_factor 5, max_seq_length 128, max_predictions_per_seq 20).
+
+The corpus is ../shared/data/corpus repeated to --corpus_mb in a temporary
+directory. Each program runs in a subprocess; reported per program:
+instances, wall seconds, CPU seconds of the whole process tree, instances
+per wall second and per CPU second (the latter is robust to other load on
+the machine), and peak resident memory of the process tree (sum over its
+processes, sampled every 0.1 s) and of its largest process (ru_maxrss).
+Then ours alone on larger corpora (--memory_check_mb) shows whether its
+memory stays bounded as the corpus grows.
+
+Example:
+  python benchmarks/create_pretraining_data_speed.py --corpus_mb=30 --memory_check_mb=100,300
+"""
+
+import glob
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import psutil
+from absl import app, flags
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.path.join(os.path.dirname(ROOT), "shared", "data")
+COMMON_FLAGS = ["--dupe_factor=5", "--max_seq_length=128", "--max_predictions_per_seq=20", "--random_seed=12345"]
+
+flags.DEFINE_integer("corpus_mb", 30, "Size of the corpus both programs run on.")
+flags.DEFINE_integer("num_workers", 2, "Worker processes for ours.")
+flags.DEFINE_list("memory_check_mb", ["100"], "Larger corpora to run ours on for the memory check.")
+flags.DEFINE_bool("run_original", True, "Also run the Model Garden script (slow, memory-hungry).")
+flags.DEFINE_string("work_dir", None, "Where to put corpora and outputs (default: a temporary directory).")
+FLAGS = flags.FLAGS
+
+
+def build_corpus(directory, megabytes):
+    """Copies of the shared corpus files, whole files, until `megabytes` MB."""
+    sources = sorted(glob.glob(os.path.join(SHARED, "corpus", "*.txt")))
+    if not sources:
+        sys.exit(f"shared corpus not found under {SHARED}/corpus")
+    os.makedirs(directory, exist_ok=True)
+    written, copy = 0, 0
+    while written < megabytes * 1e6:
+        for source in sources:
+            data = open(source, "rb").read()
+            with open(os.path.join(directory, f"{copy:04d}_{os.path.basename(source)}"), "wb") as f:
+                f.write(data)
+            written += len(data)
+            copy += 1
+    print(f"corpus: {copy} files, {written / 1e6:.1f} MB in {directory}", flush=True)
+    return os.path.join(directory, "*.txt")
+
+
+def run_measured(name, command, log_path):
+    """Runs `command` with its output in `log_path`; returns the output, wall
+    and CPU seconds and peak memory."""
+    print(f"[{name}] {' '.join(command)}", flush=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = last_report = time.time()
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+        tree, peak_tree = psutil.Process(process.pid), 0
+        while process.poll() is None:
+            peak_tree = max(peak_tree, _tree_rss(tree))
+            if time.time() - last_report > 30:
+                last_report = time.time()
+                print(f"[{name}] {last_report - start:.0f} s, tree RSS now {_tree_rss(tree) / 2**20:.0f} MiB", flush=True)
+            time.sleep(0.1)
+    wall = time.time() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    text = open(log_path).read()
+    if process.returncode != 0:
+        sys.exit(f"[{name}] failed with exit code {process.returncode}:\n{text[-3000:]}")
+    return {
+        "output": text,
+        "wall_s": wall,
+        "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+        "peak_tree_mib": peak_tree / 2**20,
+        "peak_process_mib": after.ru_maxrss / 1024,
+    }
+
+
+def _tree_rss(process):
+    total = 0
+    for p in [process] + process.children(recursive=True):
+        try:
+            total += p.memory_info().rss
+        except psutil.Error:
+            pass
+    return total
+
+
+def run_ours(corpus, output_dir, workers):
+    result = run_measured(
+        "ours",
+        [
+            sys.executable,
+            os.path.join(ROOT, "data", "create_pretraining_data.py"),
+            f"--input_file={corpus}",
+            f"--output_file={os.path.join(output_dir, 'ours.tfrecord')}",
+            f"--vocab_file={os.path.join(SHARED, 'vocab', 'bert_uncased_vocab.txt')}",
+            f"--num_workers={workers}",
+            "--output_shards=4",
+            *COMMON_FLAGS,
+        ],
+        os.path.join(output_dir, "ours.log"),
+    )
+    result["instances"] = int(re.search(r"instances (\d+), tokens", result["output"]).group(1))
+    return result
+
+
+def run_original(corpus, output_dir):
+    # The original takes a comma-separated list of globs; it writes one file.
+    result = run_measured(
+        "model garden",
+        [
+            sys.executable,
+            "-m",
+            "official.nlp.data.create_pretraining_data",
+            f"--input_file={corpus}",
+            f"--output_file={os.path.join(output_dir, 'original.tfrecord')}",
+            f"--vocab_file={os.path.join(SHARED, 'vocab', 'bert_uncased_vocab.txt')}",
+            *COMMON_FLAGS,
+        ],
+        os.path.join(output_dir, "original.log"),
+    )
+    result["instances"] = int(re.search(r"Wrote (\d+) total instances", result["output"]).group(1))
+    return result
+
+
+def report(name, result):
+    print(
+        f"{name:>13}: {result['instances']} instances, {result['wall_s']:.1f} s wall, {result['cpu_s']:.1f} s CPU, "
+        f"{result['instances'] / result['wall_s']:.0f} instances/s wall, "
+        f"{result['instances'] / result['cpu_s']:.0f} instances/CPU-s, "
+        f"peak RSS {result['peak_tree_mib']:.0f} MiB (process tree), {result['peak_process_mib']:.0f} MiB (largest process)",
+        flush=True,
+    )
+
+
+def main(argv):
+    del argv
+    with tempfile.TemporaryDirectory(dir=FLAGS.work_dir) as work:
+        corpus = build_corpus(os.path.join(work, f"corpus_{FLAGS.corpus_mb}mb"), FLAGS.corpus_mb)
+        ours = run_ours(corpus, work, FLAGS.num_workers)
+        report("ours", ours)
+        if FLAGS.run_original:
+            original = run_original(corpus, work)
+            report("model garden", original)
+            print(
+                f"speed-up: {(ours['instances'] / ours['wall_s']) / (original['instances'] / original['wall_s']):.1f}x "
+                f"in instances/s wall, "
+                f"{(ours['instances'] / ours['cpu_s']) / (original['instances'] / original['cpu_s']):.1f}x "
+                f"in instances per CPU second (goal: >= 10x wall with {FLAGS.num_workers} workers)",
+                flush=True,
+            )
+        for megabytes in map(int, FLAGS.memory_check_mb):
+            for path in glob.glob(os.path.join(work, "*.tfrecord*")):
+                os.remove(path)
+            larger = build_corpus(os.path.join(work, f"corpus_{megabytes}mb"), megabytes)
+            report(f"ours {megabytes} MB", run_ours(larger, work, FLAGS.num_workers))
+
+
+if __name__ == "__main__":
+    app.run(main)

@@ -1,0 +1,106 @@
+"""tf.data input for pretraining from TFRecords in the google-research
+layout (ours or the original script's): batches of int32 features (float32
+masked_lm_weights), deterministic for a seed, optionally re-masked every
+epoch.
+
+Every file's first record is checked against the expected layout before
+reading starts, so a file written with other settings fails with an error
+naming the file, the feature and the flag, not deep inside training.
+"""
+
+import tensorflow as tf
+
+from data import pretraining_features as F
+from data.corpus_reader import expand_input_files
+
+
+class RecordLayoutError(ValueError):
+    """A TFRecord whose features do not match what the reader was asked for."""
+
+
+def feature_spec(max_seq_length, max_predictions_per_seq, next_sentence_labels=True):
+    layout = F.feature_layout(max_seq_length, max_predictions_per_seq, next_sentence_labels)
+    return {
+        name: tf.io.FixedLenFeature([width], tf.float32 if kind == F.FLOAT else tf.int64)
+        for name, (width, kind) in layout.items()
+    }
+
+
+def check_first_record(path, max_seq_length, max_predictions_per_seq, next_sentence_labels=True):
+    """Raises RecordLayoutError naming the feature when the first record of
+    `path` lacks a feature or has one of another kind or length."""
+    first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
+    if first is None:
+        raise RecordLayoutError(f"{path}: no records")
+    features = tf.train.Example.FromString(first.numpy()).features.feature
+    layout = F.feature_layout(max_seq_length, max_predictions_per_seq, next_sentence_labels)
+    flags = {max_seq_length: "max_seq_length", max_predictions_per_seq: "max_predictions_per_seq"}
+    for name, (width, kind) in layout.items():
+        if name not in features:
+            raise RecordLayoutError(f"{path}: feature {name!r} is missing (present: {sorted(features)})")
+        present_kind = features[name].WhichOneof("kind")
+        expected_kind = "float_list" if kind == F.FLOAT else "int64_list"
+        if present_kind != expected_kind:
+            raise RecordLayoutError(f"{path}: feature {name!r} is a {present_kind}, expected {expected_kind}")
+        length = len(getattr(features[name], expected_kind).value)
+        if length != width:
+            hint = f" (--{flags[width]}={width})" if name != F.NEXT_SENTENCE_LABELS else ""
+            raise RecordLayoutError(f"{path}: feature {name!r} has {length} values, expected {width}{hint}")
+
+
+def pretraining_dataset(
+    input_files,
+    batch_size,
+    max_seq_length=128,
+    max_predictions_per_seq=20,
+    next_sentence_labels=True,
+    shuffle=True,
+    seed=12345,
+    repeat=False,
+    shuffle_buffer=10_000,
+    drop_remainder=False,
+    dynamic_masker=None,
+):
+    """Batched feature dicts from pretraining TFRecords.
+
+    `input_files`: comma-separated files or globs (or a list). With
+    `dynamic_masker` (a `tf_masking.DynamicMasker`) the records' masks are
+    replaced by new ones drawn from (seed, batch number), so every epoch
+    sees different masks.
+
+    Example:
+    >>> dataset = pretraining_dataset("out/*.tfrecord", batch_size=32, repeat=True)
+    >>> next(iter(dataset))["input_ids"].shape
+    TensorShape([32, 128])
+    """
+    files = expand_input_files(input_files)
+    for path in files:
+        check_first_record(path, max_seq_length, max_predictions_per_seq, next_sentence_labels)
+    spec = feature_spec(max_seq_length, max_predictions_per_seq, next_sentence_labels)
+
+    dataset = tf.data.Dataset.from_tensor_slices(files)
+    if shuffle:
+        dataset = dataset.shuffle(len(files), seed=seed, reshuffle_each_iteration=True)
+    if repeat:
+        dataset = dataset.repeat()
+    dataset = dataset.interleave(
+        tf.data.TFRecordDataset,
+        cycle_length=min(len(files), 8),
+        num_parallel_calls=tf.data.AUTOTUNE,
+        deterministic=True,
+    )
+    if shuffle:
+        dataset = dataset.shuffle(shuffle_buffer, seed=seed, reshuffle_each_iteration=True)
+    dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
+    dataset = dataset.map(lambda records: _parse(records, spec), num_parallel_calls=tf.data.AUTOTUNE)
+    if dynamic_masker is not None:
+        dataset = dataset.enumerate().map(
+            lambda index, features: dynamic_masker(features, tf.stack([tf.constant(seed, tf.int64), index])),
+            num_parallel_calls=tf.data.AUTOTUNE,
+        )
+    return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+def _parse(records, spec):
+    features = tf.io.parse_example(records, spec)
+    return {name: value if value.dtype == tf.float32 else tf.cast(value, tf.int32) for name, value in features.items()}
