@@ -97,8 +97,11 @@ class SquadFile:
 
     @property
     def has_answers(self):
-        """Whether the file carries gold answers to score predictions against."""
-        return any(e.answers or e.is_impossible for e in self.examples)
+        """Whether the file carries gold answers (or v2.0 `is_impossible`
+        marks) to score predictions against; test files have neither."""
+        return any(qa.get("answers") or "is_impossible" in qa
+                   for article in self.articles for paragraph in article["paragraphs"]
+                   for qa in paragraph["qas"] if isinstance(qa, dict))
 
 
 class _Skip(Exception):

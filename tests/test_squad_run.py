@@ -1,0 +1,100 @@
+"""run_squad.py end to end on a tiny model and fixture, and the task's datasets and loss."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from data.squad_reader import read_squad_file
+from modeling.config import BertConfig
+from tasks.question_answering_task import QuestionAnsweringConfig, QuestionAnsweringTask
+from tests.conftest import FIXTURES
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+V2 = os.path.join(FIXTURES, "squad_v2_tiny.json")
+TINY = dict(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+            intermediate_size=64, max_position_embeddings=64)
+
+
+def test_train_and_predict_write_well_formed_outputs(tmp_path, uncased_vocab_file):
+    config_file = tmp_path / "bert_config.json"
+    config_file.write_text(json.dumps(TINY))
+    output_dir = tmp_path / "out"
+    subprocess.run(
+        [sys.executable, os.path.join(ROOT, "run_squad.py"), f"--vocab_file={uncased_vocab_file}",
+         f"--bert_config_file={config_file}", "--do_train", f"--train_file={V2}", "--do_predict",
+         f"--predict_file={V2}", "--version_2_with_negative", "--max_seq_length=48",
+         "--doc_stride=16", "--max_query_length=12", "--train_batch_size=4",
+         "--num_train_epochs=2", "--learning_rate=1e-3", "--n_best_size=5",
+         f"--output_dir={output_dir}"],
+        check=True, cwd=ROOT, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"},
+        capture_output=True)
+
+    squad_file = read_squad_file(V2, is_training=False, version_2_with_negative=True)
+    contexts = {e.qas_id: e.context for e in squad_file.examples}
+
+    def load(name):
+        with open(output_dir / name, encoding="utf-8") as f:
+            return json.load(f)
+
+    predictions, nbest, null_odds = (load("predictions.json"), load("nbest_predictions.json"),
+                                     load("null_odds.json"))
+    assert set(predictions) == set(nbest) == set(null_odds) == set(contexts)
+    for qid, text in predictions.items():
+        assert isinstance(text, str) and text in contexts[qid]
+        entries = nbest[qid]
+        assert 1 <= len(entries) <= 6  # n_best_size, plus the null answer when it ranked lower
+        assert sum(e["probability"] for e in entries) == pytest.approx(1.0)
+        assert all(e["text"] in contexts[qid] for e in entries)
+        assert [e["start_logit"] + e["end_logit"] for e in entries if e["text"]] == sorted(
+            (e["start_logit"] + e["end_logit"] for e in entries if e["text"]), reverse=True)
+        assert np.isfinite(null_odds[qid])
+        assert (text == "") == (null_odds[qid] > 0.0) or not any(e["text"] for e in entries)
+    results = load("eval_results.json")
+    assert results["total"] == 7 and results["HasAns_total"] == 4 and results["NoAns_total"] == 3
+    for key in ("exact", "f1", "best_exact", "best_f1"):
+        assert 0.0 <= results[key] <= 100.0
+    assert os.path.isdir(output_dir / "train")  # TensorBoard summaries
+    assert any(name.startswith("ckpt-") for name in os.listdir(output_dir))
+    assert not [name for name in os.listdir(output_dir) if name.endswith(".tmp")]
+
+
+@pytest.fixture
+def task(uncased_vocab_file):
+    return QuestionAnsweringTask(QuestionAnsweringConfig(
+        uncased_vocab_file, BertConfig(**TINY), train_file=V2, predict_file=V2,
+        max_seq_length=48, doc_stride=16, max_query_length=12, version_2_with_negative=True))
+
+
+def test_datasets_and_loss(task):
+    features, labels = next(iter(task.build_dataset("train", 4, training=True)))
+    assert {k: tuple(v.shape) for k, v in features.items()} == {
+        "input_word_ids": (4, 48), "input_mask": (4, 48), "input_type_ids": (4, 48)}
+    assert set(labels) == {"start_positions", "end_positions"}
+    # Zero logits: each cross-entropy is log(seq_length).
+    zeros = {"start_logits": np.zeros((4, 48), np.float32),
+             "end_logits": np.zeros((4, 48), np.float32)}
+    np.testing.assert_allclose(np.asarray(task.loss(labels, zeros)), np.log(48.0), rtol=1e-6)
+
+    model = task.build_model()
+    raw = {"unique_ids": [], "start_logits": [], "end_logits": []}
+    for features, labels in task.build_dataset("predict", 5, training=False):
+        assert set(labels) == {"unique_ids"}
+        outputs = model(features, training=False)
+        assert not np.asarray(task.loss(labels, outputs)).any()
+        raw["unique_ids"].append(np.asarray(labels["unique_ids"]))
+        for name in ("start_logits", "end_logits"):
+            raw[name].append(np.asarray(outputs[name]))
+    raw = {k: np.concatenate(v) for k, v in raw.items()}
+    assert len(raw["unique_ids"]) == task.num_examples("predict")
+    scores = task.evaluate(raw)
+    assert scores["total"] == 7 and "best_f1_thresh" in scores
+
+
+def test_sequence_longer_than_positions_is_an_error(uncased_vocab_file):
+    with pytest.raises(ValueError, match="max_position_embeddings"):
+        QuestionAnsweringConfig(uncased_vocab_file, BertConfig(**TINY), max_seq_length=128,
+                                max_query_length=12)
