@@ -172,3 +172,12 @@ def test_not_squad_json_is_a_clear_error(tmp_path):
     path.write_text('{"version": "1.1"}')
     with pytest.raises(squad_reader.SquadFormatError, match="data"):
         squad_reader.read_squad_file(str(path), is_training=False)
+
+
+def test_has_answers_tells_test_files_apart(tmp_path):
+    assert squad_reader.read_squad_file(V2, False, True).has_answers
+    path = tmp_path / "test.json"
+    path.write_text(json.dumps({"data": [{"paragraphs": [{"context": "a b", "qas": [
+        {"id": "q", "question": "a?"}]}]}]}))
+    squad_file = squad_reader.read_squad_file(str(path), False, version_2_with_negative=True)
+    assert [e.qas_id for e in squad_file.examples] == ["q"] and not squad_file.has_answers
