@@ -1,0 +1,47 @@
+"""Shared benchmark arithmetic: model FLOPs, peak memory, medians, ratio tables."""
+
+import json
+import resource
+import statistics
+import subprocess
+import sys
+
+
+def encoder_parameters(config):
+    """N in the FLOPs formulas: every encoder weight except the embedding tables."""
+    h, i, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    per_layer = 4 * h * h + 4 * h + 2 * h * i + i + h + 4 * h
+    return layers * per_layer + h * h + h
+
+
+def inference_flops_per_token(config, seq_length):
+    """2N + 4·L·H·S: the dense weights once forward, plus attention scores and mixing."""
+    return 2 * encoder_parameters(config) + 4 * config.num_hidden_layers * config.hidden_size * seq_length
+
+
+def training_flops_per_token(config, seq_length):
+    """6N + 12·L·H·S: forward and backward (twice the forward) of the same terms."""
+    return 6 * encoder_parameters(config) + 12 * config.num_hidden_layers * config.hidden_size * seq_length
+
+
+def peak_rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_worker(script, args):
+    """Runs `script --worker ...` in a fresh process (own peak RSS); returns its JSON line."""
+    result = subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
+    if result.returncode:
+        raise RuntimeError(f"worker {args} failed:\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def median(values):
+    return statistics.median(values)
+
+
+def print_table(rows, columns):
+    widths = [max(len(str(c)), *(len(str(r.get(c, ""))) for r in rows)) for c in columns]
+    print("  ".join(str(c).ljust(w) for c, w in zip(columns, widths)))
+    for row in rows:
+        print("  ".join(str(row.get(c, "")).ljust(w) for c, w in zip(columns, widths)))

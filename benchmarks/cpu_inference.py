@@ -1,0 +1,139 @@
+"""CPU inference throughput: ours (Keras 3 on TensorFlow, fp32 and bf16) vs Hugging
+Face transformers (torch fp32, bf16 autocast) and the TF Model Garden encoder.
+
+    python benchmarks/cpu_inference.py --preset=bert_base_uncased --batch=32 --seq=128 --repeats=3
+
+Every contender runs in its own process (so peak RSS is its own), on the same
+random token ids, repeats interleaved; the table shows median sequences/s,
+ratios to the Hugging Face figures, achieved TFLOP/s and peak RSS.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+from benchmarks.common import (inference_flops_per_token, median, peak_rss_mb,  # noqa: E402
+                               print_table, run_worker)
+
+CONTENDERS = ("ours_fp32", "ours_bf16", "ours_bf16_rewrite", "hf_torch_fp32", "hf_torch_bf16",
+              "model_garden_fp32")
+
+
+def _inputs(config, batch, seq):
+    import numpy as np
+    rng = np.random.default_rng(0)
+    return {"input_word_ids": rng.integers(1000, config.vocab_size, (batch, seq)).astype(np.int32),
+            "input_mask": np.ones((batch, seq), np.int32),
+            "input_type_ids": np.zeros((batch, seq), np.int32)}
+
+
+def _ours(config, inputs, mode):
+    import keras
+    import tensorflow as tf
+    if mode == "bf16":
+        keras.mixed_precision.set_dtype_policy("mixed_bfloat16")
+    if mode == "bf16_rewrite":
+        tf.config.optimizer.set_experimental_options({"auto_mixed_precision_onednn_bfloat16": True})
+    from modeling import BertEncoder
+    encoder = BertEncoder(config)
+    forward = tf.function(lambda x: encoder(x, training=False)["sequence_output"])
+    tensors = {k: tf.constant(v) for k, v in inputs.items()}
+    return lambda: forward(tensors).numpy()
+
+
+def _hf(config, inputs, bf16):
+    import torch
+    import transformers
+    torch.set_grad_enabled(False)
+    model = transformers.BertModel(transformers.BertConfig(**config.to_dict()), add_pooling_layer=True)
+    model.eval()
+    tensors = {"input_ids": torch.from_numpy(inputs["input_word_ids"]).long(),
+               "attention_mask": torch.from_numpy(inputs["input_mask"]).long(),
+               "token_type_ids": torch.from_numpy(inputs["input_type_ids"]).long()}
+
+    def run():
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            return model(**tensors).last_hidden_state.float().numpy()
+    return run
+
+
+def _model_garden(config, inputs):
+    import tensorflow as tf
+    import tf_keras
+    from official.nlp.modeling import networks
+    encoder = networks.BertEncoder(
+        vocab_size=config.vocab_size, hidden_size=config.hidden_size,
+        num_layers=config.num_hidden_layers, num_attention_heads=config.num_attention_heads,
+        max_sequence_length=config.max_position_embeddings, type_vocab_size=config.type_vocab_size,
+        inner_dim=config.intermediate_size,
+        inner_activation=lambda x: tf_keras.activations.gelu(x, approximate=False), dict_outputs=True)
+    forward = tf.function(lambda x: encoder(x, training=False)["sequence_output"])
+    tensors = {k: tf.constant(v) for k, v in inputs.items()}
+    return lambda: forward(tensors).numpy()
+
+
+def worker(args):
+    from modeling import BertConfig
+    config = BertConfig.from_preset(args.preset)
+    inputs = _inputs(config, args.batch, args.seq)
+    name = args.worker
+    if name.startswith("ours"):
+        run = _ours(config, inputs, name[len("ours_"):])
+    elif name.startswith("hf_torch"):
+        run = _hf(config, inputs, bf16=name.endswith("bf16"))
+    else:
+        run = _model_garden(config, inputs)
+    run()  # trace / warm up
+    times = []
+    for _ in range(args.steps):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    print(json.dumps({"seq_per_s": args.batch / median(times), "peak_rss_mb": peak_rss_mb()}))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--preset", default="bert_base_uncased")
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--seq", type=int, default=128)
+    parser.add_argument("--steps", type=int, default=5, help="timed batches per process")
+    parser.add_argument("--repeats", type=int, default=3, help="processes per contender")
+    parser.add_argument("--contenders", default=",".join(CONTENDERS))
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        return worker(args)
+    from modeling import BertConfig
+    config = BertConfig.from_preset(args.preset)
+    contenders = args.contenders.split(",")
+    results = {name: [] for name in contenders}
+    for _ in range(args.repeats):
+        for name in contenders:
+            results[name].append(run_worker(__file__, [
+                f"--worker={name}", f"--preset={args.preset}", f"--batch={args.batch}",
+                f"--seq={args.seq}", f"--steps={args.steps}"]))
+    flops_per_seq = inference_flops_per_token(config, args.seq) * args.seq
+    rows, speed = [], {}
+    for name in contenders:
+        speed[name] = median(r["seq_per_s"] for r in results[name])
+    for name in contenders:
+        rows.append({
+            "contender": name, "seq/s": f"{speed[name]:.1f}",
+            "vs hf_torch_fp32": f"{speed[name] / speed['hf_torch_fp32']:.2f}x" if "hf_torch_fp32" in speed else "",
+            "vs hf_torch_bf16": f"{speed[name] / speed['hf_torch_bf16']:.2f}x" if "hf_torch_bf16" in speed else "",
+            "TFLOP/s": f"{speed[name] * flops_per_seq / 1e12:.2f}",
+            "peak RSS MB": f"{max(r['peak_rss_mb'] for r in results[name]):.0f}"})
+    print(f"{args.preset}, batch {args.batch}, seq {args.seq}, median of {args.repeats} processes "
+          f"x {args.steps} batches")
+    print_table(rows, ["contender", "seq/s", "vs hf_torch_fp32", "vs hf_torch_bf16", "TFLOP/s",
+                       "peak RSS MB"])
+
+
+if __name__ == "__main__":
+    main()
