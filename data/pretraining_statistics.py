@@ -54,6 +54,9 @@ def statistics(examples, mask_id, max_seq_length):
 
 
 def main(argv):
+    # Flags are defined only when run as a script: the original
+    # create_pretraining_data module, often imported beside this one, defines
+    # --input_file and --vocab_file too.
     from absl import flags
 
     from data.corpus_reader import expand_input_files

@@ -31,24 +31,29 @@ def _byte_table():
     return table
 
 
+def _two_byte_table(table):
+    """The register after feeding in its low 16 bits: two bytes per step."""
+    register = np.arange(1 << 16, dtype=np.uint32)
+    for _ in range(2):
+        register = table[register & 0xFF] ^ (register >> 8)
+    return register
+
+
 _TABLE = _byte_table()
-# Two bytes per step: the register after feeding its low 16 bits.
-_TABLE16 = np.arange(1 << 16, dtype=np.uint32)
-for _ in range(2):
-    _TABLE16 = _TABLE[_TABLE16 & 0xFF] ^ (_TABLE16 >> 8)
+_TABLE16 = _two_byte_table(_TABLE)
 # The top byte of each table entry is unique, which makes a step invertible.
 _INVERSE_TOP = np.argsort(_TABLE >> 24).astype(np.uint32)
 
 
 def _states_before_zeros(count):
     """states[k]: the register value that k zero bytes turn into _INITIAL."""
-    states = np.empty(count + 1, dtype=np.uint32)
-    state = np.uint32(_INITIAL)
-    for k in range(count + 1):
-        states[k] = state
-        index = _INVERSE_TOP[state >> np.uint32(24)]
-        state = np.uint32(((int(state) ^ int(_TABLE[index])) << 8 | int(index)) & 0xFFFFFFFF)
-    return states
+    table, inverse_top = _TABLE.tolist(), _INVERSE_TOP.tolist()
+    states, state = [], _INITIAL
+    for _ in range(count + 1):
+        states.append(state)
+        index = inverse_top[state >> 24]
+        state = ((state ^ table[index]) << 8 | index) & 0xFFFFFFFF
+    return np.array(states, dtype=np.uint32)
 
 
 _MAX_PADDING = 1 << 16

@@ -88,6 +88,16 @@ def test_output_is_deterministic_and_independent_of_worker_count(tmp_path, uncas
     assert file_bytes(1, 8, "c") != one_worker
 
 
+def test_input_files_are_comma_separated_paths_and_globs(tmp_path, uncased_vocab_file):
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    for name in ("a.txt", "b.txt"):
+        (copies / name).write_text(open(CORPUS, encoding="utf-8").read(), encoding="utf-8")
+    _, single, _ = generate(tmp_path / "single", uncased_vocab_file)
+    _, several, _ = generate(tmp_path / "several", uncased_vocab_file, inputs=f"{CORPUS},{copies}/*.txt")
+    assert several["files"] == 3 and several["documents"] == 3 * single["documents"]
+
+
 def test_every_instance_follows_the_layout(tmp_path, uncased_vocab_file, vocab):
     examples, counts, _ = generate(tmp_path, uncased_vocab_file, dupe_factor=3)
     assert counts["instances"] == len(examples[F.INPUT_IDS]) > 0
