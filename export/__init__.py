@@ -1,0 +1,1 @@
+"""Exports: SavedModels for TF Serving and TF Hub modules (TensorFlow only)."""

@@ -1,0 +1,143 @@
+"""The TF Hub BERT encoder SavedModel: a reusable, fine-tunable encoder.
+
+Follows the published `bert_*_L-*_H-*_A-*` encoders, so app code written for
+them runs unchanged:
+
+    encoder = hub.KerasLayer(path, trainable=True)     # tf-keras
+    outputs = encoder(preprocessor(sentences))          # pooled_output [batch, H],
+                                                        # sequence_output [batch, seq, H],
+                                                        # default (= pooled_output),
+                                                        # encoder_outputs: list of L [batch, seq, H]
+    masked = hub.load(path).mlm({**encoder_inputs, "masked_lm_positions": positions})
+    masked["mlm_logits"]                                # [batch, positions, vocab]
+
+The root is a `tf.__internal__.tracking.AutoTrackable` (a `tf.Module` root
+cannot be fine-tuned through `hub.KerasLayer`) with `__call__(inputs,
+training)`, `variables`, `trainable_variables` and `regularization_losses`;
+`mlm` has the same. For Keras 3, `keras.layers.TFSMLayer(path)` uses the
+`serve` endpoint (inference) and, with `call_training_endpoint="call_training"`,
+the dropout-on endpoint while fitting. Keras 3.15's TFSMLayer names its weights
+after TensorFlow's ("...kernel:0"); optimizers that make slot variables from
+those names (Adam, SGD with momentum) then fail with "not a valid scope name",
+so fine-tune through it with plain SGD, or in a subclass that names each weight
+`weight.name.split(":")[0].replace("/", "_")` in `_add_existing_weight`. Signatures for serving:
+`serving_default` (the three inputs -> `default`, `pooled_output`,
+`sequence_output`, and `encoder_outputs` stacked [L, batch, seq, H]) and `mlm`.
+With a vocab, `vocab_file` (asset) and `do_lower_case` ride along as in the
+published encoders.
+"""
+
+import tensorflow as tf
+from absl import logging
+
+from checkpoints.loader import load_into
+from export.saved_model_io import save_atomically
+from modeling import BertEncoder
+from modeling.pretrainer import BertPretrainer
+
+ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
+
+
+def _specs(names):
+    return {name: tf.TensorSpec([None, None], tf.int32, name=name) for name in names}
+
+
+def _tf_variables(variables):
+    return [v.value for v in variables]
+
+
+class _Callable(tf.__internal__.tracking.AutoTrackable):
+    """A reusable SavedModel object: `__call__(inputs, training)`, its variables,
+    `serve` and `call_training` endpoints, and (no) regularization losses."""
+
+    def __init__(self, model, fn, input_names):
+        super().__init__()
+        self.variables = _tf_variables(model.variables)
+        self.trainable_variables = _tf_variables(model.trainable_variables)
+        self.regularization_losses = []
+        spec = _specs(input_names)
+        call = tf.function(fn)
+        for training in (False, True):
+            call.get_concrete_function(spec, training)
+        self.__call__ = call
+        self.serve = call  # called with `inputs` only: training=False
+        self.call_training = tf.function(lambda inputs: call(inputs, True), input_signature=[spec])
+
+    def __call__(self, inputs, training=False):
+        # `obj(...)` looks `__call__` up on the class; the one saved is the instance's.
+        return self.__dict__["__call__"](inputs, training)
+
+
+def _encoder_outputs(encoded):
+    return {"default": encoded["pooled_output"],
+            "pooled_output": encoded["pooled_output"],
+            "sequence_output": encoded["sequence_output"],
+            "encoder_outputs": list(encoded["encoder_outputs"])}
+
+
+class HubEncoder(_Callable):
+    """The encoder object `save_hub_encoder` writes, from a `BertPretrainer`
+    whose masked-LM head serves `mlm`; callable in process too.
+
+    Example:
+    >>> hub_encoder = HubEncoder(BertPretrainer(BertEncoder(config), objective="mlm"))
+    >>> hub_encoder(inputs)["pooled_output"].shape
+    TensorShape([batch, hidden])
+    """
+
+    def __init__(self, pretrainer, vocab_file=None, do_lower_case=None):
+        encoder = pretrainer.encoder
+
+        def encode(inputs, training=False):
+            return _encoder_outputs(encoder({k: inputs[k] for k in ENCODER_INPUTS}, training=training))
+
+        def masked_lm(inputs, training=False):
+            encoded = encoder({k: inputs[k] for k in ENCODER_INPUTS}, training=training)
+            logits = pretrainer.masked_lm(encoded["sequence_output"], inputs["masked_lm_positions"])
+            return {**_encoder_outputs(encoded), "mlm_logits": logits}
+
+        super().__init__(encoder, encode, ENCODER_INPUTS)
+        self.mlm = _Callable(pretrainer, masked_lm, ENCODER_INPUTS + ("masked_lm_positions",))
+        if vocab_file:
+            self.vocab_file = tf.saved_model.Asset(vocab_file)
+            self.do_lower_case = tf.Variable(bool(do_lower_case), trainable=False, name="do_lower_case")
+
+    def serving_signatures(self):
+        """Flat, named serving signatures (lists are stacked along a new axis 0)."""
+        def flat(fn):
+            def signature(inputs):
+                outputs = fn(inputs)
+                outputs["encoder_outputs"] = tf.stack(outputs["encoder_outputs"])
+                return outputs
+            return signature
+
+        encode = tf.function(flat(self.serve), input_signature=[_specs(ENCODER_INPUTS)])
+        mlm = tf.function(flat(self.mlm.serve),
+                          input_signature=[_specs(ENCODER_INPUTS + ("masked_lm_positions",))])
+        return {"serving_default": encode, "mlm": mlm}
+
+
+def build_pretrainer(config, init_checkpoint=None):
+    """A masked-LM `BertPretrainer` (float32) with `init_checkpoint` loaded if given;
+    returns (pretrainer, load report or None)."""
+    pretrainer = BertPretrainer(BertEncoder(config), objective="mlm")
+    report = None
+    if init_checkpoint:
+        report = load_into(pretrainer, init_checkpoint)
+        logging.info(report.summary())
+        head = [p for p in report.missing if p.startswith(pretrainer.masked_lm.name + "/")]
+        encoder = [p for p in report.missing if p not in head]
+        if encoder:
+            raise ValueError(f"{init_checkpoint}: the encoder lacks {len(encoder)} variables: "
+                             + ", ".join(encoder))
+        if head:
+            logging.warning("%s has no masked-LM head: the exported `mlm` gives logits of an "
+                            "untrained head (%s)", init_checkpoint, ", ".join(head))
+    return pretrainer, report
+
+
+def save_hub_encoder(export_dir, pretrainer, vocab_file=None, do_lower_case=None):
+    """Writes the encoder SavedModel to `export_dir`; returns the object saved."""
+    hub_encoder = HubEncoder(pretrainer, vocab_file, do_lower_case)
+    save_atomically(hub_encoder, export_dir, signatures=hub_encoder.serving_signatures())
+    return hub_encoder

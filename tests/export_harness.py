@@ -1,0 +1,95 @@
+"""Shared pieces of the export tests: a fresh interpreter that sees no project
+code, the hostile strings every text signature must survive, real sentences."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import keras
+
+from checkpoints.loader import load_into
+from checkpoints.ours import save_weights
+from export.export_hub import export_hub
+from export.hub_encoder import build_pretrainer
+from modeling import BertConfig
+from tests.conftest import FIXTURES, ROOT
+
+# A wider initialisation than BERT's 0.02 gives a random encoder features that
+# differ between sentences, so a few fine-tuning steps measurably lower a loss.
+TINY_CONFIG = BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                         intermediate_size=64, initializer_range=0.2)
+
+HOSTILE_TEXTS = [
+    "",
+    " \t\n\r\u3000 ",
+    "lorem ipsum " * 1666 + "end.",  # 20,000 characters of words
+    "x" * 20000,  # one 20,000-character word
+    "東京は日本の首都です。北京是中国的首都。",
+    "Emoji 👍🏽 🇯🇵 😀!",
+    "Cafe\u0301 nai\u0308ve a\u0308\u0301\u0323 \u0301",
+    "\x00\x01\x1f\x7f\u200b\ufeff control\u0085 chars\u2028",
+    "Mixed: 東京 😀 e\u0301 \x00 end",
+]
+
+# Prepended to every fresh-process script: proves the project is out of reach.
+_NO_PROJECT_CODE = f"""
+import importlib.util, os, sys
+_ROOT = {ROOT!r}
+assert all(os.path.abspath(p or ".") != _ROOT for p in sys.path), sys.path
+for _name in ("modeling", "export", "checkpoints", "data", "tasks"):
+    _spec = importlib.util.find_spec(_name)
+    assert _spec is None or not str(_spec.origin or _spec.submodule_search_locations).startswith(_ROOT), _name
+"""
+
+
+def sentences():
+    with open(os.path.join(FIXTURES, "sentences.txt"), encoding="utf-8") as f:
+        return [line.strip() for line in f if line.strip()]
+
+
+def export_tiny_hub(tmp, vocab_file, seed=3):
+    """A tiny random BERT saved as our checkpoint (config and vocab beside it),
+    exported with `export_hub`; also the same model reloaded in process."""
+    keras.utils.set_random_seed(seed)
+    checkpoint = os.path.join(tmp, "checkpoint")
+    pretrainer, _ = build_pretrainer(TINY_CONFIG)
+    save_weights(pretrainer, checkpoint)
+    shutil.copyfile(vocab_file, os.path.join(checkpoint, "vocab.txt"))
+    preprocessor_dir, encoder_dir = export_hub(os.path.join(tmp, "hub"), checkpoint)
+    reloaded, _ = build_pretrainer(TINY_CONFIG)
+    load_into(reloaded, checkpoint, strict=True)
+    return {"tmp": tmp, "preprocessor": preprocessor_dir, "encoder": encoder_dir,
+            "pretrainer": reloaded, "vocab_file": vocab_file}
+
+
+def run_fresh(script, workdir, timeout=600, **values):
+    """Runs `script` in a new isolated interpreter (`python -I`: no PYTHONPATH,
+    no script directory, no user site) with cwd `workdir`. `values` are
+    JSON-encoded into the global `ARGS`. Returns the process's stdout."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
+    source = (_NO_PROJECT_CODE + SAVED_MODEL_CLI + f"ARGS = __import__('json').loads({json.dumps(json.dumps(values))})\n"
+              + textwrap.dedent(script))
+    proc = subprocess.run([sys.executable, "-I", "-c", source], cwd=str(workdir), env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    if proc.returncode:
+        raise AssertionError(f"fresh process failed ({proc.returncode}):\n{proc.stderr[-6000:]}")
+    return proc.stdout
+
+
+# For fresh-process scripts: `saved_model_cli show --all` as its console script runs it.
+SAVED_MODEL_CLI = """
+def saved_model_cli_show(export_dir):
+    import contextlib, io, sys
+    from tensorflow.python.tools.saved_model_cli import main
+    sys.argv, shown = ["saved_model_cli", "show", "--dir", export_dir, "--all"], io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        try:
+            main()
+        except SystemExit as e:
+            assert not e.code, e.code
+    return shown.getvalue()
+"""

@@ -1,0 +1,125 @@
+"""The TF Hub pair inside the apps users write: a tf-keras model with
+`hub.KerasLayer` (as for the published BERT modules) and a Keras 3 model with
+`keras.layers.TFSMLayer`, each in a fresh process that imports only
+tensorflow, tensorflow_text and its loader. Fitting must train the encoder."""
+
+import json
+
+import numpy as np
+import pytest
+
+from data.packing import pack_ids
+from data.tokenization import FullTokenizer
+from tests.export_harness import export_tiny_hub, run_fresh, sentences
+
+PAIR_SEQ_LENGTH = 32
+
+# Shared by both apps: data, and the before/after report of a few fit steps.
+_FIT_REPORT = """
+import json
+import numpy as np
+texts = np.array(ARGS["texts"], dtype=object)
+labels = np.array(ARGS["labels"], dtype=np.int32)
+
+def fit_report(model, encoder_weights, x):
+    before = [w.numpy() for w in encoder_weights]
+    loss_before = model.evaluate(x, labels, verbose=0)
+    model.fit(x, labels, batch_size=len(labels), epochs=5, verbose=0)
+    changed = sum(not np.array_equal(b, w.numpy()) for b, w in zip(before, encoder_weights))
+    return {"losses": [loss_before, model.evaluate(x, labels, verbose=0)], "changed": changed,
+            "trainable": len(encoder_weights)}
+"""
+
+_TF_KERAS_APP = _FIT_REPORT + """
+import tensorflow as tf
+import tensorflow_hub as hub
+import tensorflow_text  # noqa: F401
+import tf_keras
+
+tf_keras.utils.set_random_seed(0)
+report = {}
+
+# One segment: the preprocessor on a string input, as for the published modules.
+sentence = tf_keras.layers.Input(shape=(), dtype=tf.string)
+encoder = hub.KerasLayer(ARGS["encoder"], trainable=True)
+pooled = encoder(hub.KerasLayer(ARGS["preprocessor"])(sentence))["pooled_output"]
+model = tf_keras.Model(sentence, tf_keras.layers.Dense(2)(pooled))
+model.compile(tf_keras.optimizers.Adam(1e-3),
+              tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+report["single"] = fit_report(model, encoder.trainable_weights, texts)
+
+# Sentence pairs: tokenize each segment, then bert_pack_inputs.
+preprocessor = hub.load(ARGS["preprocessor"])
+tokenize = hub.KerasLayer(preprocessor.tokenize)
+pack = hub.KerasLayer(preprocessor.bert_pack_inputs,
+                      arguments=dict(seq_length=ARGS["pair_seq_length"]))
+first = tf_keras.layers.Input(shape=(), dtype=tf.string)
+second = tf_keras.layers.Input(shape=(), dtype=tf.string)
+encoder_inputs = pack([tokenize(first), tokenize(second)])
+packed = tf_keras.Model([first, second], encoder_inputs).predict([texts, np.roll(texts, 1)],
+                                                                 verbose=0)
+report["packed"] = {k: np.asarray(v).tolist() for k, v in packed.items()}
+print(json.dumps(report))
+"""
+
+_KERAS3_APP = _FIT_REPORT + """
+import keras
+import tensorflow as tf
+import tensorflow_text  # noqa: F401
+
+
+keras.utils.set_random_seed(0)
+sentence = keras.Input(shape=(), dtype="string")
+encoder = keras.layers.TFSMLayer(ARGS["encoder"], call_endpoint="serve",
+                                 call_training_endpoint="call_training")
+pooled = encoder(keras.layers.TFSMLayer(ARGS["preprocessor"])(sentence))["pooled_output"]
+model = keras.Model(sentence, keras.layers.Dense(2)(pooled))
+model.compile(keras.optimizers.SGD(0.05), keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+print(json.dumps({"single": fit_report(model, encoder.trainable_weights, tf.constant(texts))}))
+"""
+
+
+@pytest.fixture(scope="module")
+def hub_export(tmp_path_factory, uncased_vocab_file):
+    return export_tiny_hub(str(tmp_path_factory.mktemp("hub_apps")), uncased_vocab_file)
+
+
+def _app_args(hub_export):
+    texts = sentences()[:8]
+    return dict(preprocessor=hub_export["preprocessor"], encoder=hub_export["encoder"],
+                texts=texts, labels=[i % 2 for i in range(len(texts))],
+                pair_seq_length=PAIR_SEQ_LENGTH)
+
+
+def _assert_fine_tuned(fit, num_encoder_variables, num_layers):
+    assert fit["trainable"] == num_encoder_variables
+    assert fit["losses"][1] < fit["losses"][0], fit["losses"]
+    # Every variable moves but the attention key biases, whose gradient is zero
+    # in exact arithmetic (softmax ignores a constant added to all logits).
+    assert fit["changed"] >= num_encoder_variables - num_layers, fit
+
+
+def test_tf_keras_app_with_hub_keras_layer(hub_export):
+    args = _app_args(hub_export)
+    report = json.loads(run_fresh(_TF_KERAS_APP, hub_export["tmp"], **args).strip().splitlines()[-1])
+    encoder = hub_export["pretrainer"].encoder
+    _assert_fine_tuned(report["single"], len(encoder.trainable_variables),
+                       encoder.config.num_hidden_layers)
+    tokenizer = FullTokenizer(hub_export["vocab_file"], do_lower_case=True)
+    vocab = tokenizer.vocab
+    texts = args["texts"]
+    for i, (a, b) in enumerate(zip(texts, np.roll(np.array(texts, dtype=object), 1))):
+        expected = pack_ids(tokenizer.encode(a), tokenizer.encode(b), PAIR_SEQ_LENGTH,
+                            vocab.cls_id, vocab.sep_id, vocab.pad_id)
+        for key, value in zip(("input_word_ids", "input_mask", "input_type_ids"), expected):
+            assert report["packed"][key][i] == value.tolist(), (key, i)
+
+
+def test_keras3_app_with_tfsm_layer(hub_export):
+    """SGD: with keras 3.15, optimizers with slot variables (Adam, ...) fail on
+    TFSMLayer weights, whose names keep TensorFlow's ":0" (see export/hub_encoder.py)."""
+    report = json.loads(run_fresh(_KERAS3_APP, hub_export["tmp"], **_app_args(hub_export))
+                        .strip().splitlines()[-1])
+    encoder = hub_export["pretrainer"].encoder
+    _assert_fine_tuned(report["single"], len(encoder.trainable_variables),
+                       encoder.config.num_hidden_layers)
