@@ -34,6 +34,15 @@ class ClassifierExample:
     source: str = ""
 
 
+@dataclasses.dataclass
+class SplitData:
+    """The examples of one split, the file they came from and the rows left out."""
+
+    path: str
+    examples: list
+    skipped: list  # `file:line: reason` of each row left out under skip_bad_rows
+
+
 class ExampleBuilder:
     """Checks fields and builds examples; raises on a bad row or counts it.
 

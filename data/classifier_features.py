@@ -139,3 +139,17 @@ def parse_batch(serialized, max_seq_length, regression):
     }
     label = parsed["label_ids"] if regression else tf.cast(parsed["label_ids"], tf.int32)
     return features, {"label": label, "example_index": tf.cast(parsed["example_index"], tf.int32)}
+
+
+def trim_padding(features, labels):
+    """Cuts a batch's inputs to its longest example: the padding beyond it is
+    masked anyway, so outputs are unchanged and a batch of short sentences
+    costs what its tokens cost. (Shapes then vary by batch: not for TPUs or XLA.)"""
+    longest = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=1))
+    return {name: value[:, :longest] for name, value in features.items()}, labels
+
+
+def sort_by_length(features, labels):
+    """A parsed batch reordered from its shortest example to its longest."""
+    order = tf.argsort(tf.reduce_sum(features["input_mask"], axis=1))
+    return tf.nest.map_structure(lambda t: tf.gather(t, order), (features, labels))

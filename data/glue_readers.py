@@ -24,7 +24,7 @@ messages are the ones an editor shows.
 import dataclasses
 import os
 
-from data.classifier_examples import BadRowError, ExampleBuilder
+from data.classifier_examples import BadRowError, ExampleBuilder, SplitData
 
 BINARY = ("0", "1")
 NLI = ("contradiction", "entailment", "neutral")
@@ -108,15 +108,6 @@ def glue_task(name):
     if key not in GLUE_TASKS:
         raise ValueError(f"unknown task {name!r}; expected one of {sorted(GLUE_TASKS)} or custom")
     return GLUE_TASKS[key]
-
-
-@dataclasses.dataclass
-class SplitData:
-    """The examples of one split, the file they came from and the rows left out."""
-
-    path: str
-    examples: list
-    skipped: list
 
 
 def tsv_lines(path):

@@ -1,0 +1,202 @@
+"""Sentence and sentence-pair classification (GLUE, XNLI, the user's data), as
+in the paper: a dense layer on the pooled [CLS] output, softmax cross-entropy
+over the labels, or a single score with squared error for regression (STS-B).
+"""
+
+import dataclasses
+import logging
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from checkpoints.loader import CheckpointMismatchError, load_into
+from data.classifier_features import (cached_tfrecord, parse_batch, sort_by_length,
+                                      trim_padding)
+from data.tokenization import FullTokenizer
+from modeling.config import BertConfig
+from modeling.encoder import BertEncoder
+from modeling.task_models import BertClassifier
+from tasks.base import Task
+from tasks.glue_submission import write_submission
+from tasks.metrics_classification import compute_metrics
+
+HEAD_PREFIX = "classifier/"
+_SHUFFLE_BUFFER = 100_000
+_BATCHES_PER_LENGTH_GROUP = 50
+
+
+@dataclasses.dataclass
+class SentencePredictionConfig:
+    """`reader` is a `data.glue_readers.GlueReader` or `data.custom_reader.CustomReader`;
+    cached TFRecords go to `cache_dir`."""
+
+    reader: object
+    vocab_file: str
+    bert_config: BertConfig
+    cache_dir: str
+    do_lower_case: bool = True
+    max_seq_length: int = 128
+    init_checkpoint: str = None
+    dropout_rate: float = None  # default: the encoder's hidden_dropout_prob
+    trim_padding: bool = True  # batches as long as their longest example; off for TPU / XLA
+    group_by_length: bool = False  # training batches of similar lengths (less padding)
+    seed: int = 12345
+
+
+class SentencePredictionTask(Task):
+    """Datasets yield features {input_word_ids, input_mask, input_type_ids}
+    int32 [batch, seq] and labels {label: int32 (float32 for regression)
+    [batch], example_index: int32 [batch]}; the model's `logits` are
+    [batch, num_labels] ([batch, 1] for regression).
+
+    Example:
+    >>> task = SentencePredictionTask(SentencePredictionConfig(
+    ...     GlueReader("MRPC", "glue/MRPC"), "vocab.txt", config, cache_dir="/tmp/run"))
+    >>> model = task.build_model(); task.initialize(model)
+    >>> features, labels = next(iter(task.build_dataset("dev", 8, training=False)))
+    >>> model(features)["logits"].shape
+    (8, 2)
+    """
+
+    def __init__(self, config):
+        self.config = config
+        self.reader = config.reader
+        self.tokenizer = FullTokenizer(config.vocab_file, config.do_lower_case)
+        self._splits = {}
+        self._files = {}
+
+    @property
+    def name(self):
+        return self.reader.name
+
+    @property
+    def is_regression(self):
+        return self.reader.is_regression
+
+    @property
+    def eval_splits(self):
+        """Dev splits: ("dev",), or MNLI's ("dev_matched", "dev_mismatched")."""
+        return self.reader.eval_splits
+
+    @property
+    def test_splits(self):
+        return self.reader.test_splits
+
+    @property
+    def num_outputs(self):
+        return 1 if self.is_regression else len(self.reader.label_list)
+
+    def split_data(self, split):
+        """The split's `SplitData` (read once)."""
+        if split not in self._splits:
+            self._splits[split] = self.reader.read(split)
+        return self._splits[split]
+
+    def num_examples(self, split):
+        return len(self.split_data(split).examples)
+
+    def tfrecord(self, split):
+        """Path of the split's cached TFRecord (written on first use)."""
+        if split not in self._files:
+            config = self.config
+            self._files[split] = cached_tfrecord(
+                config.cache_dir, f"{self.name}-{split}", self.split_data(split).examples,
+                self.tokenizer, config.vocab_file, config.do_lower_case, config.max_seq_length,
+                self.reader.label_list)
+        return self._files[split]
+
+    def build_model(self):
+        dropout = self.config.dropout_rate
+        if dropout is None:
+            dropout = self.config.bert_config.hidden_dropout_prob
+        return BertClassifier(BertEncoder(self.config.bert_config), self.num_outputs,
+                              dropout_rate=dropout)
+
+    def initialize(self, model):
+        """Loads `init_checkpoint`; every encoder variable must come from it."""
+        if not self.config.init_checkpoint:
+            return
+        report = load_into(model, self.config.init_checkpoint)
+        logging.info(report.summary())
+        missing = [p for p in report.missing if not p.startswith(HEAD_PREFIX)]
+        if missing:
+            raise CheckpointMismatchError(
+                f"{self.config.init_checkpoint} has no value for {len(missing)} encoder "
+                f"variables, e.g. {missing[:3]}: is it a BERT checkpoint?")
+
+    def build_dataset(self, split, batch_size, training, input_context=None):
+        """Training: shuffled, repeated, full batches. Otherwise one pass in order.
+
+        With `group_by_length`, training takes windows of 50 shuffled batches,
+        cuts each window into batches of neighbouring lengths and shuffles
+        those: with `trim_padding`, short sentences then cost little.
+        """
+        data = self.split_data(split)
+        if training and any(e.label is None for e in data.examples):
+            raise ValueError(f"{data.path}: training needs a label on every example")
+        dataset = tf.data.TFRecordDataset(self.tfrecord(split))
+        if input_context is not None:
+            dataset = dataset.shard(input_context.num_input_pipelines,
+                                    input_context.input_pipeline_id)
+            batch_size = input_context.get_per_replica_batch_size(batch_size)
+        if training:
+            buffer = min(max(self.num_examples(split), 1), _SHUFFLE_BUFFER)
+            dataset = dataset.shuffle(buffer, seed=self.config.seed).repeat()
+        grouped = training and self.config.group_by_length
+        window = batch_size * (_BATCHES_PER_LENGTH_GROUP if grouped else 1)
+        dataset = dataset.batch(window, drop_remainder=training)
+        dataset = dataset.map(
+            lambda records: parse_batch(records, self.config.max_seq_length, self.is_regression),
+            num_parallel_calls=tf.data.AUTOTUNE)
+        if grouped:
+            dataset = dataset.map(sort_by_length).unbatch().batch(batch_size, drop_remainder=True)
+            dataset = dataset.shuffle(_BATCHES_PER_LENGTH_GROUP, seed=self.config.seed)
+        if self.config.trim_padding:
+            dataset = dataset.map(trim_padding, num_parallel_calls=tf.data.AUTOTUNE)
+        return dataset.prefetch(tf.data.AUTOTUNE)
+
+    def loss(self, labels, outputs):
+        logits = keras.ops.cast(outputs["logits"], "float32")
+        if self.is_regression:
+            return keras.ops.square(logits[:, 0] - keras.ops.cast(labels["label"], "float32"))
+        return keras.losses.sparse_categorical_crossentropy(labels["label"], logits,
+                                                            from_logits=True)
+
+    def build_metrics(self):
+        if self.is_regression:
+            return [keras.metrics.MeanSquaredError(name="mse")]
+        return [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
+
+    def update_metrics(self, metrics, labels, outputs):
+        logits = keras.ops.cast(outputs["logits"], "float32")
+        for metric in metrics:
+            if self.is_regression:
+                metric.update_state(labels["label"], logits[:, 0])
+            else:
+                metric.update_state(labels["label"], logits)
+
+    def predicted(self, logits):
+        """Class ids (or scores, for regression) from logits."""
+        logits = np.asarray(logits, np.float32)
+        return logits[:, 0] if self.is_regression else logits.argmax(axis=-1)
+
+    def evaluate(self, predictions):
+        """The task's GLUE metrics over the whole split (`accuracy`, `f1`, `mcc`,
+        `pearson`, `spearman`, as the task reports them)."""
+        return compute_metrics(self.name, self.is_regression, predictions["label"],
+                               self.predicted(predictions["logits"]))
+
+    def write_predictions(self, split, predictions, output_dir):
+        """The split's predictions in the GLUE submission format, rows in file
+        order; returns the file's path."""
+        examples = self.split_data(split).examples
+        order = np.asarray(predictions["example_index"])
+        if sorted(order.tolist()) != list(range(len(examples))):
+            raise ValueError(f"predictions cover {len(order)} rows, the {split} split has "
+                             f"{len(examples)} examples")
+        values = np.empty(len(examples), np.float32 if self.is_regression else np.int64)
+        values[order] = self.predicted(predictions["logits"])
+        if not self.is_regression:
+            values = [self.reader.label_list[i] for i in values]
+        return write_submission(output_dir, self.name, split, [e.guid for e in examples], values)

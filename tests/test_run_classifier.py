@@ -1,0 +1,153 @@
+"""run_classifier.py end to end on a tiny random model: MNLI layout (three
+labels, matched and mismatched dev and test files) fine-tuned for a few dozen
+steps; loss falls and every output file is written and well-formed. Also the
+regression path, prediction order and the learning-rate sweep without training.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from data.glue_readers import GlueReader
+from modeling.config import BertConfig
+from tasks.fine_tuning import RunResult
+from tasks.learning_rate_sweep import SWEEP_RESULTS, plan_runs, run_sweep
+from tasks.sentence_prediction_task import SentencePredictionConfig, SentencePredictionTask
+from tests.conftest import FIXTURES, ROOT
+
+tf = pytest.importorskip("tensorflow")
+
+TINY = {"vocab_size": 30522, "hidden_size": 32, "num_hidden_layers": 2,
+        "num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": 64}
+
+
+def _train_losses(directory):
+    """(step, loss) of the trainer's TensorBoard summaries."""
+    losses = []
+    for name in sorted(os.listdir(directory)):
+        for record in tf.data.TFRecordDataset(os.path.join(directory, name)):
+            event = tf.compat.v1.Event.FromString(record.numpy())
+            for value in event.summary.value:
+                if value.tag == "loss":
+                    losses.append((event.step, float(tf.make_ndarray(value.tensor))))
+    return sorted(losses)
+
+
+def _read_results(path):
+    with open(path, encoding="utf-8") as f:
+        return {k: float(v) for k, v in (line.strip().split(" = ") for line in f)}
+
+
+def test_fine_tunes_mnli_and_writes_every_output(tmp_path, uncased_vocab_file):
+    config_file = tmp_path / "bert_config.json"
+    config_file.write_text(json.dumps(TINY))
+    output_dir = tmp_path / "out"
+    command = [
+        sys.executable, os.path.join(ROOT, "run_classifier.py"), "--task_name=MNLI",
+        f"--data_dir={os.path.join(FIXTURES, 'glue_mnli')}", f"--vocab_file={uncased_vocab_file}",
+        f"--bert_config_file={config_file}", "--do_train", "--do_eval", "--do_predict",
+        "--max_seq_length=32", "--train_batch_size=10", "--eval_batch_size=16",
+        "--predict_batch_size=16", "--learning_rate=3e-3", "--num_train_epochs=12",
+        "--log_steps=6", "--save_checkpoints_steps=100", f"--output_dir={output_dir}"]
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    losses = _train_losses(output_dir / "train")
+    assert [s for s, _ in losses] == [6, 12, 18, 24, 30, 36]
+    assert losses[-1][1] < 0.8 * losses[0][1], losses
+
+    results = _read_results(output_dir / "eval_results.txt")
+    assert set(results) == {"eval_accuracy", "eval_loss", "eval_mismatched_accuracy",
+                            "eval_mismatched_loss", "global_step", "loss"}
+    assert results["global_step"] == 36 and results["loss"] == results["eval_loss"]
+    assert all(0.0 <= results[k] <= 1.0 for k in ("eval_accuracy", "eval_mismatched_accuracy"))
+    assert os.listdir(output_dir / "eval")  # TensorBoard summaries of the dev metrics
+    assert tf.train.latest_checkpoint(str(output_dir)).endswith("ckpt-36")
+
+    for name, rows in (("MNLI-m.tsv", 5), ("MNLI-mm.tsv", 4)):
+        with open(output_dir / name, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        assert lines[0] == "index\tprediction" and len(lines) == rows + 1
+        assert [line.split("\t")[0] for line in lines[1:]] == [str(i) for i in range(rows)]
+        assert {line.split("\t")[1] for line in lines[1:]} <= {
+            "contradiction", "entailment", "neutral"}
+
+
+@pytest.fixture()
+def sts_task(tmp_path, uncased_vocab_file):
+    return SentencePredictionTask(SentencePredictionConfig(
+        reader=GlueReader("STS-B", os.path.join(FIXTURES, "glue_sts-b")),
+        vocab_file=uncased_vocab_file, bert_config=BertConfig.from_dict(TINY),
+        cache_dir=str(tmp_path), max_seq_length=24))
+
+
+def test_regression_loss_metrics_and_prediction_order(sts_task, tmp_path):
+    model = sts_task.build_model()
+    features, labels = next(iter(sts_task.build_dataset("dev", 4, training=False)))
+    outputs = model(features)
+    assert outputs["logits"].shape == (2, 1)
+    np.testing.assert_allclose(sts_task.loss(labels, outputs).numpy(),
+                               (outputs["logits"].numpy()[:, 0] - [5.0, 4.75]) ** 2, rtol=1e-5)
+    metrics = sts_task.evaluate({"label": np.array([5.0, 4.75, 1.0]),
+                                 "logits": np.array([[4.0], [3.0], [2.5]])})
+    assert set(metrics) == {"pearson", "spearman"}
+    # Rows come back in file order whatever order the batches had.
+    path = sts_task.write_predictions("test", {"example_index": np.array([1, 0]),
+                                               "logits": np.array([[1.25], [4.5]])}, str(tmp_path))
+    with open(path, encoding="utf-8") as f:
+        assert f.read() == "index\tprediction\n0\t4.500\n1\t1.250\n"
+    with pytest.raises(ValueError, match="training needs a label"):
+        sts_task.build_dataset("test", 2, training=True)
+
+
+def test_trimmed_padding_changes_no_output(sts_task):
+    model = sts_task.build_model()
+    trimmed, _ = next(iter(sts_task.build_dataset("train", 3, training=False)))
+    sts_task.config.trim_padding = False
+    padded, _ = next(iter(sts_task.build_dataset("train", 3, training=False)))
+    assert padded["input_word_ids"].shape == (3, 24)
+    assert trimmed["input_word_ids"].shape[1] == int(tf.reduce_max(
+        tf.reduce_sum(padded["input_mask"], axis=1))) < 24
+    np.testing.assert_allclose(model(trimmed)["logits"], model(padded)["logits"], atol=1e-5)
+
+
+def test_group_by_length_cuts_padding_and_keeps_examples(tmp_path, uncased_vocab_file):
+    def batches(group_by_length):
+        task = SentencePredictionTask(SentencePredictionConfig(
+            reader=GlueReader("MNLI", os.path.join(FIXTURES, "glue_mnli")),
+            vocab_file=uncased_vocab_file, bert_config=BertConfig.from_dict(TINY),
+            cache_dir=str(tmp_path), max_seq_length=32, group_by_length=group_by_length))
+        dataset = task.build_dataset("train", 3, training=True)
+        return [(f["input_word_ids"].shape[1], l["example_index"].numpy().tolist())
+                for f, l in dataset.take(50)]
+
+    plain, grouped = batches(False), batches(True)
+    assert np.mean([w for w, _ in grouped]) < np.mean([w for w, _ in plain])
+    assert sorted({i for _, ids in grouped for i in ids}) == list(range(30))
+
+
+def test_sweep_keeps_the_best_run_on_dev(tmp_path):
+    runs = plan_runs(str(tmp_path), [5e-5, 2e-5], 2, seed=1)
+    scores = {(5e-5, 0): 0.70, (5e-5, 1): 0.81, (2e-5, 0): 0.78, (2e-5, 1): 0.80}
+
+    def run_one(run):
+        os.makedirs(run.output_dir)
+        path = os.path.join(run.output_dir, "MRPC.tsv")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(f"from {run.learning_rate:g} {run.restart}\n")
+        return RunResult({"eval_f1": scores[run.learning_rate, run.restart],
+                          "eval_accuracy": 0.5}, [path])
+
+    best, outcome = run_sweep(runs, run_one, lambda r: r["eval_f1"])
+    assert (best.learning_rate, best.restart, best.seed) == (5e-5, 1, 2)
+    with open(tmp_path / "MRPC.tsv", encoding="utf-8") as f:
+        assert f.read() == "from 5e-05 1\n"
+    with open(tmp_path / SWEEP_RESULTS, encoding="utf-8") as f:
+        rows = [line.split("\t") for line in f.read().splitlines()]
+    assert rows[0][:4] == ["learning_rate", "restart", "seed", "score"]
+    assert [row[-1] for row in rows[1:]] == ["0", "1", "0", "0"]
