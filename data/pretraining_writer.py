@@ -125,7 +125,7 @@ def summary_lines(counts, config):
         f"files {get('files', 0)}, lines {get('lines', 0)}, {get('bytes', 0) / 1e6:.1f} MB, "
         f"invalid UTF-8 lines {get('invalid_utf8_lines', 0)} (bad bytes replaced)",
         f"documents {get('documents', 0)} (of {get('documents_read', 0)} read; "
-        f"{get('single_sentence_documents', 0)} with one sentence), "
+        f"{get('single_sentence_documents', 0)} with one sentence), {get('corpus_tokens', 0)} tokens, "
         f"lines without tokens {get('lines_without_tokens', 0)}, "
         f"lines longer than a sequence {get('long_lines', 0)} (truncated)",
         f"instances {get('instances', 0)}, tokens {get('tokens', 0)} "
