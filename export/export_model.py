@@ -1,0 +1,100 @@
+"""Exports a fine-tuned run as a TF Serving SavedModel: one command per output_dir.
+
+  python -m export.export_model --output_dir=/tmp/mrpc_output --export_dir=/models/mrpc/1
+
+reads `export_meta.json` (see `export/export_meta.py`) and the newest
+checkpoint in `--output_dir` (or `--checkpoint`, any layout
+`checkpoints.loader` reads), rebuilds the task model in float32 and writes
+the task's SavedModel (`export/serving_*.py`) to `--export_dir`. TF Serving
+wants it under a numbered version directory of the model's base path, as
+above. Runners call `export_for_runner` directly for their `--export_dir`.
+"""
+
+from absl import app, flags, logging
+
+from checkpoints.loader import load_into
+from export.export_meta import read_export_meta
+from export.serving_classifier import save_classifier
+from modeling import BertEncoder
+from modeling.task_models import (BertClassifier, BertMultipleChoice, BertSpanLabeler,
+                                  BertTokenClassifier)
+
+
+class ExportError(ValueError):
+    """Weights that do not fit the exported model, or a task with no exporter."""
+
+
+def build_task_model(meta):
+    """A fresh float32 model of `meta.task`, shaped as the runner built it."""
+    encoder = BertEncoder(meta.bert_config, causal_attention=meta.causal_attention,
+                          dtype="float32")
+    if meta.task == "classification":
+        return BertClassifier(encoder, len(meta.label_list))
+    if meta.task == "regression":
+        return BertClassifier(encoder, 1)
+    if meta.task == "squad":
+        return BertSpanLabeler(encoder)
+    if meta.task == "ner":
+        return BertTokenClassifier(encoder, len(meta.label_list))
+    return BertMultipleChoice(encoder)
+
+
+def _assign(model, weights):
+    """Fills `model` from a checkpoint path or from another model's variables
+    (matched by path); every trainable variable must be found."""
+    if isinstance(weights, str):
+        report = load_into(model, weights)
+        logging.info(report.summary())
+        missing = set(report.missing)
+    else:
+        values = {v.path: v for v in weights.variables}
+        missing = set()
+        for variable in model.variables:
+            source = values.get(variable.path)
+            if source is None or tuple(source.shape) != tuple(variable.shape):
+                missing.add(variable.path)
+            else:
+                variable.assign(source.numpy().astype(variable.dtype))
+    untrained = sorted(v.path for v in model.trainable_variables if v.path in missing)
+    if untrained:
+        raise ExportError(f"weights lack {len(untrained)} trained variable(s) of the "
+                          f"{type(model).__name__}: " + ", ".join(untrained))
+
+
+def export_model(meta, export_dir, weights):
+    """Writes the SavedModel of `meta.task` with `weights` (a checkpoint path or
+    the trained Keras model) to `export_dir`; returns its path."""
+    model = build_task_model(meta)
+    _assign(model, weights)
+    if meta.task in ("classification", "regression"):
+        labels = meta.label_list if meta.task == "classification" else None
+        return save_classifier(export_dir, model, meta.vocab_file, meta.do_lower_case,
+                               meta.max_seq_length, labels, meta.paired)
+    raise ExportError(f"no TF Serving export for task {meta.task!r} yet")
+
+
+def export_for_runner(model, meta, export_dir):
+    """For a runner's `--export_dir`: exports the model it just trained (any dtype
+    policy; the export computes in float32)."""
+    return export_model(meta, export_dir, model)
+
+
+def define_flags():
+    flags.DEFINE_string("output_dir", None, "Fine-tuning output_dir holding export_meta.json.")
+    flags.DEFINE_string("export_dir", None, "SavedModel directory to write (e.g. <base>/1).")
+    flags.DEFINE_string("checkpoint", None, "Weights to export; default: the newest checkpoint "
+                        "in --output_dir.")
+    flags.mark_flags_as_required(["output_dir", "export_dir"])
+
+
+def main(argv):
+    del argv
+    f = flags.FLAGS
+    meta = read_export_meta(f.output_dir)
+    path = export_model(meta, f.export_dir, f.checkpoint or f.output_dir)
+    logging.info("wrote the %s SavedModel to %s", meta.task, path)
+
+
+if __name__ == "__main__":
+    define_flags()
+    app.run(main)

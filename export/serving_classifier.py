@@ -1,0 +1,101 @@
+"""Sentence (pair) classification / regression as a TF Serving SavedModel.
+
+Signatures (each batched; `saved_model_cli show --all` lists them):
+
+- `serving_default(text_a)`, or `(text_a, text_b)` for pair tasks: raw
+  strings, tokenized and packed in the graph exactly as in training.
+- `serve_examples(examples)`: serialized `tf.Example`s with the original
+  `run_classifier.py` features `input_ids`, `input_mask`, `segment_ids`
+  (int64, `max_seq_length` each), as its estimator export parsed them.
+- `serve_ids(input_word_ids, input_mask, input_type_ids)`: packed ids.
+
+Outputs: classification -> `label_ids` int32 [batch], `label_names` string
+[batch], `probabilities` float32 [batch, classes]; regression -> `score`
+float32 [batch]. Text without any token (empty, whitespace or control
+characters only) is classified as "[CLS] [SEP]" is; text longer than
+`max_seq_length` pieces is cut as in training.
+"""
+
+import numpy as np
+import tensorflow as tf
+
+from data.packing import encode_texts
+from data.tokenization import FullTokenizer
+from data.vocab import Vocab
+from export.graph_packing import TextPacker
+from export.serving_module import ENCODER_INPUTS, ServingModule, ids_specs, text_spec
+
+EXAMPLE_FEATURES = ("input_ids", "input_mask", "segment_ids")  # the original's names
+WARMUP_TEXTS = (("The quick brown fox jumps over the lazy dog.", "A fox jumped."),
+                ("", "Nothing to compare."))
+
+
+def classifier_outputs(logits, label_names):
+    """Named outputs from logits [batch, classes] (one column for regression)."""
+    if label_names is None:
+        return {"score": logits[:, 0]}
+    label_ids = tf.argmax(logits, axis=-1, output_type=tf.int32)
+    return {"label_ids": label_ids,
+            "label_names": tf.gather(tf.constant(label_names, tf.string), label_ids),
+            "probabilities": tf.nn.softmax(logits, axis=-1)}
+
+
+def save_classifier(export_dir, model, vocab_file, do_lower_case, max_seq_length,
+                    label_list=None, paired=False):
+    """Writes the classifier SavedModel. `model` maps encoder inputs to {"logits"};
+    `label_list` None means regression; `paired` adds `text_b`."""
+    vocab = Vocab.from_file(vocab_file)
+    packer = TextPacker(vocab, do_lower_case, max_seq_length)
+    label_names = None if label_list is None else [str(label) for label in label_list]
+
+    def outputs(inputs):
+        return classifier_outputs(model(inputs, training=False)["logits"], label_names)
+
+    if paired:
+        @tf.function(input_signature=[text_spec("text_a"), text_spec("text_b")])
+        def serving_default(text_a, text_b):
+            return outputs(packer.pack(text_a, text_b))
+    else:
+        @tf.function(input_signature=[text_spec("text_a")])
+        def serving_default(text_a):
+            return outputs(packer.pack(text_a))
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
+    def serve_examples(examples):
+        spec = {name: tf.io.FixedLenFeature([max_seq_length], tf.int64) for name in EXAMPLE_FEATURES}
+        parsed = tf.io.parse_example(examples, spec)
+        return outputs({ours: tf.cast(parsed[theirs], tf.int32)
+                        for ours, theirs in zip(ENCODER_INPUTS, EXAMPLE_FEATURES)})
+
+    @tf.function(input_signature=ids_specs())
+    def serve_ids(input_word_ids, input_mask, input_type_ids):
+        return outputs({"input_word_ids": input_word_ids, "input_mask": input_mask,
+                        "input_type_ids": input_type_ids})
+
+    module = ServingModule(model, vocab_file)
+    signatures = {"serving_default": serving_default, "serve_examples": serve_examples,
+                  "serve_ids": serve_ids}
+    warmup = _warmup_requests(vocab, do_lower_case, max_seq_length, paired)
+    return module.save(export_dir, signatures, warmup)
+
+
+def example_protos(inputs):
+    """Serialized `tf.Example`s of packed encoder inputs, the original's feature names."""
+    protos = []
+    for row in range(len(inputs["input_word_ids"])):
+        feature = {theirs: tf.train.Feature(int64_list=tf.train.Int64List(value=inputs[ours][row]))
+                   for ours, theirs in zip(ENCODER_INPUTS, EXAMPLE_FEATURES)}
+        protos.append(tf.train.Example(features=tf.train.Features(feature=feature))
+                      .SerializeToString())
+    return np.array(protos, dtype=object)
+
+
+def _warmup_requests(vocab, do_lower_case, max_seq_length, paired):
+    texts_a = np.array([a for a, _ in WARMUP_TEXTS], dtype=object)
+    texts_b = np.array([b for _, b in WARMUP_TEXTS], dtype=object) if paired else None
+    text_inputs = {"text_a": texts_a, **({"text_b": texts_b} if paired else {})}
+    tokenizer = FullTokenizer(vocab=vocab, do_lower_case=do_lower_case)
+    ids = encode_texts(tokenizer, list(texts_a), None if texts_b is None else list(texts_b),
+                       max_seq_length)
+    return [("serving_default", text_inputs), ("serve_examples", {"examples": example_protos(ids)}),
+            ("serve_ids", ids)]

@@ -1,0 +1,44 @@
+"""The root every task SavedModel shares: the model's variables, the vocab as
+an asset, the serving functions (as attributes and as signatures) and the
+TF Serving warmup requests."""
+
+import tensorflow as tf
+
+from export.saved_model_io import save_atomically
+from export.warmup import write_warmup_requests
+
+ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
+
+
+def text_spec(name):
+    """A batch of strings [batch] named `name` in the signature."""
+    return tf.TensorSpec([None], tf.string, name=name)
+
+
+def ids_specs():
+    """The encoder inputs, int32 [batch, seq], as flat named specs."""
+    return [tf.TensorSpec([None, None], tf.int32, name=name) for name in ENCODER_INPUTS]
+
+
+class ServingModule(tf.__internal__.tracking.AutoTrackable):
+    """Holds what a task SavedModel saves.
+
+    Example:
+    >>> module = ServingModule(model, "vocab.txt")
+    >>> serve = tf.function(fn, input_signature=[text_spec("text")])
+    >>> module.save("/tmp/export", {"serving_default": serve},
+    ...             warmup_requests=[("serving_default", {"text": np.array([b"Hi."])})])
+    """
+
+    def __init__(self, model, vocab_file):
+        super().__init__()
+        self.vocab_file = tf.saved_model.Asset(vocab_file)
+        self.variables = [v.value for v in model.variables]
+
+    def save(self, export_dir, signatures, warmup_requests):
+        """Saves with `signatures` {name: tf.function with an input_signature},
+        each also an attribute of the loaded object."""
+        for name, function in signatures.items():
+            setattr(self, name, function)
+        return save_atomically(self, export_dir, signatures,
+                               write_extras=lambda d: write_warmup_requests(d, warmup_requests))
