@@ -8,7 +8,8 @@ def attention_mask_from_input_mask(input_mask, causal=False):
     key_mask = ops.expand_dims(ops.cast(input_mask, "bool"), 1)  # [batch, 1, key]
     if not causal:
         return key_mask
-    seq = ops.shape(input_mask)[1]
-    positions = ops.arange(seq)
-    causal_mask = ops.expand_dims(positions, 1) >= ops.expand_dims(positions, 0)  # [q, k]
-    return ops.logical_and(key_mask, ops.expand_dims(causal_mask, 0))
+    # Positions counted from the mask itself rather than `ops.arange(seq)`, whose
+    # length is unknown while a functional model is built on symbolic inputs.
+    positions = ops.cumsum(ops.ones_like(input_mask, dtype="int32"), axis=1)  # [batch, seq]
+    causal_mask = ops.expand_dims(positions, 2) >= ops.expand_dims(positions, 1)  # [batch, q, k]
+    return ops.logical_and(key_mask, causal_mask)

@@ -1,0 +1,40 @@
+"""The left-to-right ablation: a token's representation never sees later tokens."""
+
+import numpy as np
+
+from modeling.encoder import BertEncoder
+from tasks.pretraining_task import PretrainingTask
+from tests.pretraining_records import TINY, write_records
+
+SEQ, CUT = 16, 7
+
+
+def inputs(word_ids):
+    return {"input_word_ids": word_ids, "input_mask": np.ones_like(word_ids),
+            "input_type_ids": np.zeros_like(word_ids)}
+
+
+def outputs_before_and_after_changing_the_tail(encoder):
+    rng = np.random.default_rng(0)
+    ids = rng.integers(5, TINY.vocab_size, (2, SEQ)).astype("int32")
+    changed = ids.copy()
+    changed[:, CUT + 1:] = rng.integers(5, TINY.vocab_size, (2, SEQ - CUT - 1))
+    assert (changed[:, CUT + 1:] != ids[:, CUT + 1:]).any()
+    return [np.stack([np.asarray(layer) for layer in encoder(inputs(x))["encoder_outputs"]])
+            for x in (ids, changed)]
+
+
+def test_ltr_task_builds_a_causal_encoder_that_ignores_later_tokens(tmp_path):
+    path = write_records(tmp_path / "ltr.tfrecord", count=2, seq_length=SEQ, predictions=SEQ,
+                         nsp=False)
+    model = PretrainingTask(TINY, path, SEQ, 20, objective="ltr").build_model()
+    assert model.encoder.causal_attention
+    before, after = outputs_before_and_after_changing_the_tail(model.encoder)
+    # Every layer, every position up to the cut: unchanged.
+    np.testing.assert_allclose(before[:, :, :CUT + 1], after[:, :, :CUT + 1], atol=1e-6)
+    assert np.abs(before[:, :, CUT + 1:] - after[:, :, CUT + 1:]).max() > 1e-3
+
+
+def test_bidirectional_encoder_does_see_later_tokens():
+    before, after = outputs_before_and_after_changing_the_tail(BertEncoder(TINY))
+    assert np.abs(before[:, :, :CUT + 1] - after[:, :, :CUT + 1]).max() > 1e-3
