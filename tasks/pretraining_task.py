@@ -3,7 +3,9 @@
 Reads google-research pretraining TFRecords (`input_ids, input_mask,
 segment_ids, masked_lm_positions, masked_lm_ids, masked_lm_weights,
 next_sentence_labels`) and maps them to the model's input names. For `ltr`
-the records carry next-token targets in the `masked_lm_*` features.
+the records carry every position's next token in `masked_lm_*` features
+`max_seq_length` wide (`create_pretraining_data.py --objective=ltr`), so
+`max_predictions_per_seq` does not apply.
 """
 
 import glob
@@ -54,7 +56,7 @@ class PretrainingTask(Task):
         self.config = config
         self.input_files = expand_input_files(input_file)
         self.max_seq_length = max_seq_length
-        self.max_predictions_per_seq = max_predictions_per_seq
+        self.max_predictions_per_seq = max_seq_length if objective == "ltr" else max_predictions_per_seq
         self.objective = objective
         self.init_checkpoint = init_checkpoint
         self.shuffle_buffer = shuffle_buffer
@@ -63,7 +65,7 @@ class PretrainingTask(Task):
             raise InputError(f"max_seq_length {max_seq_length} exceeds the model's "
                              f"max_position_embeddings {config.max_position_embeddings}")
         self._feature_spec = self._spec()
-        self._check_first_record()
+        self._records_checked = False
 
     def _spec(self):
         widths = {"input_ids": self.max_seq_length, "input_mask": self.max_seq_length,
@@ -126,6 +128,9 @@ class PretrainingTask(Task):
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training repeats over shuffled files and records; evaluation reads
         every file once in order. Both drop the last partial batch, as the original."""
+        if not self._records_checked:  # Not in __init__: the strategy must start TensorFlow.
+            self._check_first_record()
+            self._records_checked = True
         files = tf.data.Dataset.from_tensor_slices(self.input_files)
         if training:
             files = files.repeat().shuffle(len(self.input_files), seed=self.seed)

@@ -1,0 +1,71 @@
+"""Pretrains BERT on TFRecords from `create_pretraining_data.py`.
+
+Flags keep google-research/bert's names, so published command lines run
+unchanged; the shared run flags (strategy, precision, checkpoints, ...) are in
+`tasks/run_options.py`.
+
+Example (phase 1, then phase 2 at length 512 from phase 1's weights):
+    python run_pretraining.py --input_file=data/seq128-*.tfrecord --output_dir=/tmp/p1 \\
+        --preset=bert_base_uncased --do_train --train_batch_size=256 \\
+        --max_seq_length=128 --max_predictions_per_seq=20 --num_train_steps=900000 \\
+        --num_warmup_steps=10000 --learning_rate=1e-4
+    python run_pretraining.py --input_file=data/seq512-*.tfrecord --output_dir=/tmp/p2 \\
+        --init_checkpoint=/tmp/p1 --preset=bert_base_uncased --do_train --do_eval \\
+        --max_seq_length=512 --max_predictions_per_seq=80 --num_train_steps=100000 ...
+"""
+
+import os
+
+from absl import app, flags, logging
+
+from modeling.pretrainer import OBJECTIVES
+from tasks import run_options
+from tasks.optimization import OptimizerConfig
+from tasks.pretraining_task import PretrainingTask
+from tasks.trainer import Trainer, write_results
+
+FLAGS = flags.FLAGS
+run_options.define_flags()
+flags.DEFINE_string("input_file", None, "Input TFRecord file(s): comma-separated glob patterns.")
+flags.DEFINE_integer("max_seq_length", 128, "Sequence length of the records (phase 1: 128).")
+flags.DEFINE_integer("max_predictions_per_seq", 20, "Masked-LM predictions per sequence.")
+flags.DEFINE_bool("do_train", False, "Whether to run training.")
+flags.DEFINE_bool("do_eval", False, "Whether to evaluate on --input_file.")
+flags.DEFINE_integer("train_batch_size", 32, "Examples per update (all replicas, all micro-batches).")
+flags.DEFINE_integer("eval_batch_size", 8, "Examples per evaluation batch.")
+flags.DEFINE_float("learning_rate", 5e-5, "Peak learning rate.")
+flags.DEFINE_integer("num_train_steps", 100000, "Number of updates.")
+flags.DEFINE_integer("num_warmup_steps", 10000, "Linear warmup updates.")
+flags.DEFINE_integer("max_eval_steps", 100, "Most evaluation batches.")
+flags.DEFINE_enum("objective", "mlm_nsp", OBJECTIVES,
+                  "mlm_nsp (BERT), mlm (No-NSP ablation) or ltr (left-to-right LM, causal mask).")
+
+
+def main(_):
+    if not FLAGS.do_train and not FLAGS.do_eval:
+        raise app.UsageError("At least one of --do_train or --do_eval must be set.")
+    for name in ("input_file", "output_dir"):
+        if not FLAGS[name].value:
+            raise app.UsageError(f"--{name} is required.")
+    options = run_options.RunOptions.from_flags()
+    config = run_options.bert_config_from_flags()
+    task = PretrainingTask(
+        config, FLAGS.input_file, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq,
+        objective=FLAGS.objective, init_checkpoint=FLAGS.init_checkpoint, seed=FLAGS.seed)
+    trainer = Trainer(task, options)
+    if FLAGS.do_train:
+        trainer.train(FLAGS.train_batch_size, FLAGS.num_train_steps, OptimizerConfig(
+            name=FLAGS.optimizer, learning_rate=FLAGS.learning_rate,
+            num_warmup_steps=FLAGS.num_warmup_steps))
+        if trainer.is_chief:
+            config.to_json_file(os.path.join(FLAGS.output_dir, "bert_config.json"))
+    if FLAGS.do_eval:
+        results = trainer.evaluate(FLAGS.eval_batch_size, max_steps=FLAGS.max_eval_steps)
+        logging.info("***** Eval results *****\n%s", "\n".join(
+            f"  {k} = {results[k]}" for k in sorted(results)))
+        if trainer.is_chief:
+            write_results(os.path.join(FLAGS.output_dir, "eval_results.txt"), results)
+
+
+if __name__ == "__main__":
+    app.run(main)

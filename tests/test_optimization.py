@@ -1,0 +1,106 @@
+"""Optimizers against the original BERT update rule, written out in numpy."""
+
+import keras
+import numpy as np
+import pytest
+
+from modeling.encoder import BertEncoder
+from modeling.pretrainer import BertPretrainer
+from tasks.optimization import AdamWeightDecay, Lamb, OptimizerConfig, WarmupLinearDecay
+from tests.pretraining_records import TINY
+
+
+def small_model():
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4, name="dense"),
+                              keras.layers.LayerNormalization(name="layer_norm")])
+    rng = np.random.default_rng(0)
+    for v in model.trainable_variables:
+        v.assign(rng.normal(size=v.shape).astype("float32"))
+    return model
+
+
+def random_grads(model, steps, scale=1.0):
+    rng = np.random.default_rng(1)
+    return [[scale * rng.normal(size=v.shape).astype("float32") for v in model.trainable_variables]
+            for _ in range(steps)]
+
+
+def reference(weights, grads, lr, decayed, lamb=False, wd=0.01, b1=0.9, b2=0.999, eps=1e-6):
+    """google-research/bert's AdamWeightDecayOptimizer (and LAMB with bias correction)."""
+    weights = [w.astype(np.float64) for w in weights]
+    m = [np.zeros_like(w) for w in weights]
+    v = [np.zeros_like(w) for w in weights]
+    for t, step_grads in enumerate(grads, start=1):
+        for i, g in enumerate(step_grads):
+            m[i] = b1 * m[i] + (1 - b1) * g
+            v[i] = b2 * v[i] + (1 - b2) * g * g
+            if lamb:
+                update = (m[i] / (1 - b1 ** t)) / (np.sqrt(v[i] / (1 - b2 ** t)) + eps)
+            else:
+                update = m[i] / (np.sqrt(v[i]) + eps)
+            if decayed[i]:
+                update = update + wd * weights[i]
+                if lamb:
+                    w_norm, u_norm = np.linalg.norm(weights[i]), np.linalg.norm(update)
+                    update = update * (w_norm / u_norm if w_norm > 0 and u_norm > 0 else 1.0)
+            weights[i] = weights[i] - lr * update
+    return weights
+
+
+def run(optimizer, model, grads):
+    for step_grads in grads:
+        optimizer.apply([keras.ops.convert_to_tensor(g) for g in step_grads],
+                        model.trainable_variables)
+    return [v.numpy() for v in model.trainable_variables]
+
+
+@pytest.mark.parametrize("cls,lamb", [(AdamWeightDecay, False), (Lamb, True)])
+def test_update_matches_reference(cls, lamb):
+    model = small_model()
+    initial = [v.numpy() for v in model.trainable_variables]
+    grads = random_grads(model, 3)
+    got = run(cls(learning_rate=0.01), model, grads)
+    decayed = [v.path.endswith("dense/kernel") for v in model.trainable_variables]
+    assert sum(decayed) == 1
+    want = reference(initial, grads, 0.01, decayed, lamb=lamb)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_no_decay_on_layer_norm_and_bias():
+    model = BertPretrainer(BertEncoder(TINY))
+    optimizer = AdamWeightDecay(learning_rate=0.01)
+    optimizer.build(model.trainable_variables)
+    kept = {v.path for v, d in zip(model.trainable_variables, optimizer._decayed) if not d}
+    assert kept == {v.path for v in model.trainable_variables
+                    if "layer_norm" in v.path or v.path.endswith("bias")}
+    assert "embeddings/word_embeddings/embeddings" not in kept
+    assert "masked_lm/output_bias" in kept
+
+
+def test_schedule_is_linear_warmup_then_linear_decay_over_all_steps():
+    schedule = WarmupLinearDecay(1e-4, num_train_steps=1000, num_warmup_steps=100)
+    for step, want in [(0, 0.0), (50, 5e-5), (99, 9.9e-5), (100, 9e-5), (500, 5e-5),
+                       (999, 1e-7), (1000, 0.0), (1200, 0.0)]:
+        assert float(schedule(step)) == pytest.approx(want, rel=1e-4, abs=1e-12)
+
+
+def test_clipping_uses_the_global_norm():
+    """Clipped gradients of norm 10 update exactly as the same gradients pre-scaled to norm 1
+    (epsilon=1 makes Adam sensitive to the gradient scale, so the clip is visible)."""
+    grads = random_grads(small_model(), 1, scale=10.0)
+    norm = np.sqrt(sum(np.sum(g.astype(np.float64) ** 2) for g in grads[0]))
+    assert norm > 1.0
+    clipped = run(OptimizerConfig(learning_rate=0.1, epsilon=1.0).build(10), small_model(), grads)
+    schedule = WarmupLinearDecay(0.1, 10)
+    scaled = run(AdamWeightDecay(learning_rate=schedule, epsilon=1.0), small_model(),
+                 [[g / norm for g in grads[0]]])
+    unclipped = run(AdamWeightDecay(learning_rate=schedule, epsilon=1.0), small_model(), grads)
+    for c, s, u in zip(clipped, scaled, unclipped):
+        np.testing.assert_allclose(c, s, rtol=1e-5, atol=1e-7)
+    assert not all(np.allclose(c, u, atol=1e-6) for c, u in zip(clipped, unclipped))
+
+
+def test_unknown_optimizer_is_rejected():
+    with pytest.raises(ValueError, match="adamw"):
+        OptimizerConfig(name="sgd")

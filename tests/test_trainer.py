@@ -1,0 +1,120 @@
+"""The shared training loop on a tiny pretraining task: accumulation, precision,
+evaluation, prediction and the errors a user meets first."""
+
+import os
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from checkpoints.loader import CheckpointMismatchError
+from tasks.optimization import OptimizerConfig
+from tasks.pretraining_task import InputError, PretrainingTask
+from tasks.run_options import RunOptions
+from tasks.trainer import Trainer, write_results
+from tests.pretraining_records import TINY, write_records
+
+NO_DROPOUT = TINY.replace(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    return write_records(tmp_path_factory.mktemp("records") / "train.tfrecord")
+
+
+def trainer(records, output_dir, config=NO_DROPOUT, **options):
+    task = PretrainingTask(config, records, max_seq_length=16, max_predictions_per_seq=4)
+    return Trainer(task, RunOptions(output_dir=str(output_dir), **options))
+
+
+def weights(trainer_):
+    return {v.path: v.numpy() for v in trainer_.model.weights}
+
+
+def test_gradient_accumulation_equals_one_large_batch(records, tmp_path):
+    """4 micro-batches of 2 give the update of one batch of 8 (clipping included)."""
+    config = OptimizerConfig(learning_rate=1e-2)
+    whole = trainer(records, tmp_path / "whole")
+    initial = weights(whole)
+    whole.train(batch_size=8, num_steps=2, optimizer=config)
+    accumulated = trainer(records, tmp_path / "accumulated", grad_accum_steps=4)
+    accumulated.train(batch_size=8, num_steps=2, optimizer=config)
+    a, b = weights(whole), weights(accumulated)
+    assert max(np.abs(a[k] - initial[k]).max() for k in a) > 1e-3  # Real updates.
+    for path in a:
+        np.testing.assert_allclose(a[path], b[path], atol=1e-5, err_msg=path)
+
+def test_fp16_trains_with_loss_scaling_and_evaluates(records, tmp_path):
+    run = trainer(records, tmp_path, mixed_precision="fp16", log_steps=2)
+    assert run.model.get_layer("masked_lm").compute_dtype == "float16"
+    assert run.model.weights[0].dtype == "float32"
+    logs = run.train(batch_size=8, num_steps=4, optimizer=OptimizerConfig(learning_rate=1e-3))
+    assert [r["step"] for r in logs] == [2, 4]
+    assert all(np.isfinite(r["loss"]) for r in logs)
+    assert {"masked_lm_accuracy", "next_sentence_accuracy", "learning_rate",
+            "examples_per_second"} <= set(logs[0])
+    results = run.evaluate(batch_size=8, max_steps=2)
+    assert set(results) == {"loss", "masked_lm_accuracy", "masked_lm_loss",
+                            "next_sentence_accuracy", "next_sentence_loss", "global_step"}
+    assert results["global_step"] == 4
+    # A second trainer on the same output_dir evaluates the saved weights.
+    again = trainer(records, tmp_path, mixed_precision="fp16").evaluate(batch_size=8, max_steps=2)
+    assert again["loss"] == pytest.approx(results["loss"], rel=1e-5)
+    write_results(str(tmp_path / "eval_results.txt"), results)
+    lines = (tmp_path / "eval_results.txt").read_text().splitlines()
+    assert lines[0].startswith("global_step = 4") and lines[1].startswith("loss = ")
+
+
+def test_predict_gathers_outputs_and_labels_in_order(records, tmp_path):
+    predictions = trainer(records, tmp_path).predict(batch_size=8, split="dev")
+    assert predictions["mlm_logits"].shape == (64, 4, TINY.vocab_size)
+    assert predictions["nsp_logits"].shape == (64, 2)
+    first = next(iter(tf.data.TFRecordDataset(records))).numpy()
+    labels = tf.train.Example.FromString(first).features.feature["masked_lm_ids"].int64_list.value
+    np.testing.assert_array_equal(predictions["masked_lm_ids"][0], labels)
+
+
+def test_checkpoints_are_kept_up_to_the_limit(records, tmp_path):
+    run = trainer(records, tmp_path, save_checkpoints_steps=1, keep_checkpoint_max=2)
+    run.train(batch_size=8, num_steps=4, optimizer=OptimizerConfig())
+    assert sorted(f for f in os.listdir(tmp_path) if f.endswith(".index")) == [
+        "ckpt-3.index", "ckpt-4.index"]
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("ckpt-4")
+    # Already at num_steps: nothing to do, nothing breaks.
+    assert trainer(records, tmp_path).train(8, 4, OptimizerConfig()) == []
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"skip": ["masked_lm_weights"]}, "'masked_lm_weights' is missing"),
+    ({"widths": {"input_ids": 12}}, "'input_ids' has 12 int64_list values, expected 16 "
+                                    r"\(--max_seq_length\)"),
+    ({"widths": {"masked_lm_positions": 3}}, r"expected 4 \(--max_predictions_per_seq\)"),
+    ({"nsp": False}, "'next_sentence_labels' is missing"),
+])
+def test_bad_records_are_named(tmp_path, change, message):
+    path = write_records(tmp_path / "bad.tfrecord", count=2, **change)
+    task = PretrainingTask(TINY, path, max_seq_length=16, max_predictions_per_seq=4)
+    with pytest.raises(InputError, match=message):
+        task.build_dataset("train", 2, training=True)
+
+
+def test_input_glob_that_matches_nothing(tmp_path):
+    with pytest.raises(InputError, match="matches no files"):
+        PretrainingTask(TINY, str(tmp_path / "*.tfrecord"), 16, 4)
+
+
+def test_non_writable_output_dir_fails_before_training(records, tmp_path):
+    (tmp_path / "file").write_text("")
+    run = trainer(records, tmp_path / "file" / "out")
+    with pytest.raises(PermissionError, match="not writable"):
+        run.train(batch_size=8, num_steps=1, optimizer=OptimizerConfig())
+
+
+def test_init_checkpoint_of_another_config_is_a_clear_error(records, tmp_path):
+    trainer(records, tmp_path / "small").train(8, 1, OptimizerConfig())
+    wider = TINY.replace(hidden_size=48, num_attention_heads=2)
+    task = PretrainingTask(wider, records, 16, 4, init_checkpoint=str(tmp_path / "small"))
+    run = Trainer(task, RunOptions(output_dir=str(tmp_path / "wider")))
+    with pytest.raises(CheckpointMismatchError, match="embeddings.*shape"):
+        run.train(8, 1, OptimizerConfig())
+    assert not os.path.exists(tmp_path / "wider" / "checkpoint")
