@@ -48,9 +48,9 @@ def word_piece_ids(tokenizer, words, max_pieces):
 
 
 def plan_windows(piece_counts, max_pieces, doc_stride):
-    """[(first_word, end_word)) spans of at most `max_pieces` pieces covering every word;
-    each window starts `doc_stride` pieces or more after the previous one, at a word
-    boundary, and never past the previous window's end."""
+    """[(first_word, end_word)) spans of at most `max_pieces` pieces covering every word.
+    Each window starts at the first word `doc_stride` or more pieces after the previous
+    window's start, or at that window's end if this comes first (so no word is skipped)."""
     offsets = np.concatenate([[0], np.cumsum(piece_counts)]).astype(int)
     spans, start = [], 0
     while True:

@@ -1,0 +1,248 @@
+"""Token tagging (CoNLL-2003 NER and any IOB-tagged token file), as in the paper:
+a label on each word's first word piece, no CRF, entity-level F1 as conlleval.
+
+Two models: fine-tuning (`modeling.task_models.BertTokenClassifier`, a dense
+layer over the last layer, everything trained) and the feature-based approach
+(`modeling.feature_based_tagger.FeatureBasedTagger`: the encoder frozen, a
+combination of its layers fed to a randomly initialised BiLSTM).
+
+Split files in `data_dir`: `train.txt`, `dev.txt` (or `valid.txt`) and
+`test.txt`, or the original release's `eng.train`, `eng.testa`, `eng.testb`.
+"""
+
+import dataclasses
+import logging
+import os
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from checkpoints.loader import CheckpointMismatchError, load_into
+from data.conll_reader import check_labels, labels_from_sentences, read_tagged_file
+from data.token_features import build_tagging_features
+from data.tokenization import FullTokenizer
+from modeling.config import BertConfig
+from modeling.encoder import BertEncoder
+from modeling.feature_based_tagger import LAYER_COMBINATIONS, FeatureBasedTagger
+from modeling.task_models import BertTokenClassifier
+from tasks.base import Task
+from tasks.ner_metrics import conlleval_report, entity_scores
+from tasks.ner_predictions import values_per_word, write_conll_predictions
+
+SPLIT_FILES = {"train": ("train.txt", "eng.train"),
+               "dev": ("dev.txt", "valid.txt", "eng.testa"),
+               "test": ("test.txt", "eng.testb")}
+PREDICTIONS_FILE = "predictions.txt"
+
+
+def find_split_file(data_dir, split):
+    """The file of `split` in `data_dir`: the first of its `SPLIT_FILES` names found."""
+    if split not in SPLIT_FILES:
+        raise ValueError(f"unknown split {split!r}; expected one of {sorted(SPLIT_FILES)}")
+    for name in SPLIT_FILES[split]:
+        path = os.path.join(data_dir, name)
+        if os.path.isfile(path):
+            return path
+    raise FileNotFoundError(f"no {split} file in {data_dir!r}: expected one of "
+                            + ", ".join(SPLIT_FILES[split]))
+
+
+@dataclasses.dataclass
+class TaggingConfig:
+    """`labels`: the IOB2 label list (default: every type in the train file, B- and I-).
+    `feature_layers`: a layer combination (`LAYER_COMBINATIONS`) with `feature_based`.
+    `trim_padding`: cut each training batch to its longest window (not for TPUs,
+    which need fixed shapes)."""
+
+    data_dir: str
+    vocab_file: str
+    bert_config: BertConfig
+    do_lower_case: bool = True
+    max_seq_length: int = 128
+    doc_stride: int = 64
+    document_context: bool = False
+    labels: tuple = None
+    tag_column: int = -1
+    init_checkpoint: str = None
+    dropout_rate: float = None  # default: the encoder's hidden_dropout_prob
+    feature_based: bool = False
+    feature_layers: str = "concat_last_four"
+    lstm_units: int = 768
+    lstm_layers: int = 2
+    predict_split: str = "test"
+    trim_padding: bool = True
+    seed: int = 12345
+
+    def __post_init__(self):
+        if self.feature_layers not in LAYER_COMBINATIONS:
+            raise ValueError(f"feature_layers must be one of {LAYER_COMBINATIONS}, "
+                             f"got {self.feature_layers!r}")
+
+
+class TaggingTask(Task):
+    """Datasets yield features {input_word_ids, input_mask, input_type_ids} int32
+    [batch, seq] and labels {label_ids int32 [batch, seq], label_weights float32
+    [batch, seq] (1 at the first piece of each word the window predicts),
+    word_index int32 [batch, seq], sentence_index int32 [batch]}; the model's
+    `logits` are [batch, seq, num_labels].
+
+    Example:
+    >>> task = TaggingTask(TaggingConfig("conll2003", "vocab.txt", config))
+    >>> model = task.build_model(); task.initialize(model)
+    >>> features, labels = next(iter(task.build_dataset("dev", 8, training=False)))
+    >>> model(features)["logits"].shape
+    (8, 128, 9)
+    """
+
+    def __init__(self, config):
+        self.config = config
+        self.tokenizer = FullTokenizer(config.vocab_file, config.do_lower_case)
+        self._sentences = {}
+        self._features = {}
+        self._labels = list(config.labels) if config.labels else None
+
+    # --- Data --------------------------------------------------------------
+
+    @property
+    def eval_splits(self):
+        return ("dev",)
+
+    @property
+    def test_splits(self):
+        return (self.config.predict_split,)
+
+    @property
+    def labels(self):
+        """The label list, from the config or else from the train file."""
+        if self._labels is None:
+            self._labels = labels_from_sentences(self.sentences("train"))
+            logging.info("Labels from the train file: %s", self._labels)
+        return self._labels
+
+    def sentences(self, split):
+        """The split's `TaggedSentence`s (read once, tags checked against `labels`)."""
+        if split not in self._sentences:
+            path = find_split_file(self.config.data_dir, split)
+            self._sentences[split] = read_tagged_file(path, self.config.tag_column)
+            if self._labels is not None or split != "train":
+                check_labels(self._sentences[split], self.labels)
+        return self._sentences[split]
+
+    def features(self, split):
+        """The split's `TaggingFeatures` (built once)."""
+        if split not in self._features:
+            config = self.config
+            self._features[split] = build_tagging_features(
+                self.sentences(split), self.tokenizer,
+                {label: i for i, label in enumerate(self.labels)}, config.max_seq_length,
+                config.doc_stride, config.document_context)
+        return self._features[split]
+
+    def num_examples(self, split):
+        """Windows in the split (one per sentence unless a sentence is too long)."""
+        return len(self.features(split))
+
+    def build_dataset(self, split, batch_size, training, input_context=None):
+        """Training: shuffled, repeated, full batches. Otherwise one pass in order."""
+        features = self.features(split)
+        labels = {"label_ids": features.label_ids, "label_weights": features.label_weights,
+                  "word_index": features.word_index, "sentence_index": features.sentence_index}
+        dataset = tf.data.Dataset.from_tensor_slices((features.inputs, labels))
+        if input_context is not None:
+            dataset = dataset.shard(input_context.num_input_pipelines,
+                                    input_context.input_pipeline_id)
+            batch_size = input_context.get_per_replica_batch_size(batch_size)
+        if training:
+            dataset = dataset.shuffle(max(len(features), 1), seed=self.config.seed).repeat()
+        dataset = dataset.batch(batch_size, drop_remainder=training)
+        if training and self.config.trim_padding:
+            dataset = dataset.map(_trim_to_longest, num_parallel_calls=tf.data.AUTOTUNE)
+        return dataset.prefetch(tf.data.AUTOTUNE)
+
+    # --- Model -------------------------------------------------------------
+
+    def build_model(self):
+        config = self.config
+        dropout = config.dropout_rate
+        if dropout is None:
+            dropout = config.bert_config.hidden_dropout_prob
+        encoder = BertEncoder(config.bert_config)
+        if config.feature_based:
+            return FeatureBasedTagger(encoder, len(self.labels), config.feature_layers,
+                                      config.lstm_units, config.lstm_layers, dropout)
+        return BertTokenClassifier(encoder, len(self.labels), dropout_rate=dropout)
+
+    def initialize(self, model):
+        """Loads `init_checkpoint`; every encoder variable must come from it."""
+        if not self.config.init_checkpoint:
+            return
+        report = load_into(model, self.config.init_checkpoint)
+        logging.info(report.summary())
+        encoder_paths = {v.path for v in model.encoder.weights}
+        missing = [p for p in report.missing if p in encoder_paths]
+        if missing:
+            raise CheckpointMismatchError(
+                f"{self.config.init_checkpoint} has no value for {len(missing)} encoder "
+                f"variables, e.g. {missing[:3]}: is it a BERT checkpoint?")
+
+    def loss(self, labels, outputs):
+        """Cross-entropy averaged over the window's labelled pieces (0 if it has none)."""
+        logits = keras.ops.cast(outputs["logits"], "float32")
+        per_piece = keras.losses.sparse_categorical_crossentropy(
+            labels["label_ids"], logits, from_logits=True)
+        weights = keras.ops.cast(labels["label_weights"], "float32")
+        return (keras.ops.sum(per_piece * weights, axis=1)
+                / keras.ops.maximum(keras.ops.sum(weights, axis=1), 1.0))
+
+    def build_metrics(self):
+        return [keras.metrics.SparseCategoricalAccuracy(name="token_accuracy")]
+
+    def update_metrics(self, metrics, labels, outputs):
+        for metric in metrics:
+            metric.update_state(labels["label_ids"], keras.ops.cast(outputs["logits"], "float32"),
+                                sample_weight=labels["label_weights"])
+
+    # --- Outputs -----------------------------------------------------------
+
+    def _tags_per_word(self, predictions, values):
+        label_weights, word_index, sentence_index = (
+            predictions[k] for k in ("label_weights", "word_index", "sentence_index"))
+        by_sentence = values_per_word(label_weights, word_index, sentence_index, values)
+        return {s: [self.labels[i] for i in ids] for s, ids in by_sentence.items()}
+
+    def scores(self, predictions):
+        """`EntityScores` over the sentences in `predictions` (gathered labels and logits)."""
+        gold = self._tags_per_word(predictions, predictions["label_ids"])
+        predicted = self._tags_per_word(predictions, np.argmax(predictions["logits"], -1))
+        order = sorted(gold)
+        return entity_scores([gold[s] for s in order], [predicted[s] for s in order])
+
+    def evaluate(self, predictions):
+        """Entity-level precision, recall and F1, overall and per type (`PER_f1`, ...)."""
+        scores = self.scores(predictions)
+        logging.info("conlleval:\n%s", conlleval_report(scores))
+        return scores.as_dict()
+
+    def write_predictions(self, split, predictions, output_dir):
+        """`predictions.txt` (`word gold predicted`, conlleval's input); returns its path."""
+        sentences = self.sentences(split)
+        predicted = self._tags_per_word(predictions, np.argmax(predictions["logits"], -1))
+        lengths = {s: len(tags) for s, tags in predicted.items()}
+        expected = {s: len(sentence.words) for s, sentence in enumerate(sentences)}
+        if lengths != expected:
+            raise ValueError(f"predictions cover {len(lengths)} of the {len(sentences)} "
+                             f"sentences of the {split} split, or not all their words")
+        path = os.path.join(output_dir, PREDICTIONS_FILE)
+        write_conll_predictions(path, sentences, [predicted[s] for s in range(len(sentences))])
+        return path
+
+
+def _trim_to_longest(features, labels):
+    """Cuts [batch, seq] tensors to the longest window of the batch."""
+    length = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=1))
+
+    def cut(tensor):
+        return tensor[:, :length] if tensor.shape.rank == 2 else tensor
+
+    return tf.nest.map_structure(cut, features), tf.nest.map_structure(cut, labels)

@@ -1,0 +1,100 @@
+"""The tagging task under the shared trainer: loss falls, outputs well formed."""
+
+import os
+
+import keras
+import numpy as np
+import pytest
+
+from checkpoints.loader import CheckpointMismatchError
+from checkpoints.ours import save_weights
+from data.conll_reader import TaggedFileError
+from modeling.config import BertConfig
+from modeling.encoder import BertEncoder
+from tasks.ner_metrics import entity_scores
+from tasks.optimization import OptimizerConfig
+from tasks.run_options import RunOptions
+from tasks.tagging_task import TaggingConfig, TaggingTask, find_split_file
+from tasks.trainer import Trainer
+from tests.conftest import FIXTURES
+
+DATA = os.path.join(FIXTURES, "conll_tiny")
+CONFIG = BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                    intermediate_size=64)
+
+
+def _task(vocab_file, **kwargs):
+    return TaggingTask(TaggingConfig(DATA, vocab_file, CONFIG, max_seq_length=16, doc_stride=6,
+                                     **kwargs))
+
+
+def _read_predictions(path):
+    sentences, current = [], []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line == "\n":
+                sentences.append(current)
+                current = []
+            else:
+                current.append(line.rstrip("\n").split(" "))
+    assert not current  # every sentence ends with a blank line
+    return sentences
+
+
+def _train(task, output_dir, steps=12):
+    trainer = Trainer(task, RunOptions(output_dir=str(output_dir), log_steps=steps // 2,
+                                       save_checkpoints_steps=steps))
+    records = trainer.train(4, steps, OptimizerConfig(learning_rate=3e-3))
+    return trainer, records
+
+
+def test_fine_tuning_learns_and_writes_conll_predictions(uncased_vocab_file, tmp_path):
+    keras.utils.clear_session()
+    task = _task(uncased_vocab_file, predict_split="dev")
+    assert task.num_examples("train") > len(task.sentences("train"))  # long sentences split
+    trainer, records = _train(task, tmp_path)
+    assert records[-1]["loss"] < records[0]["loss"]
+    results = trainer.evaluate(8, split="dev")
+    assert {"loss", "token_accuracy", "precision", "recall", "f1", "PER_f1"} <= set(results)
+    path = task.write_predictions("dev", trainer.predict(8, split="dev"), str(tmp_path))
+    assert os.path.basename(path) == "predictions.txt"
+    written = _read_predictions(path)
+    sentences = task.sentences("dev")
+    assert [[w for w, _, _ in s] for s in written] == [list(s.words) for s in sentences]
+    assert all(len(row) == 3 and row[2] in task.labels for s in written for row in s)
+    scores = entity_scores([[g for _, g, _ in s] for s in written],
+                           [[p for _, _, p in s] for s in written])
+    assert scores.f1 == pytest.approx(results["f1"])
+
+
+def test_feature_based_trains_only_the_bilstm(uncased_vocab_file, tmp_path):
+    keras.utils.clear_session()
+    encoder = BertEncoder(CONFIG)
+    save_weights(encoder, str(tmp_path / "encoder"))
+    task = _task(uncased_vocab_file, feature_based=True, feature_layers="weighted_sum_all",
+                 lstm_units=8, lstm_layers=1, init_checkpoint=str(tmp_path / "encoder"))
+    trainer, records = _train(task, tmp_path / "run", steps=6)
+    assert records[-1]["loss"] < records[0]["loss"]
+    for before, after in zip(encoder.weights, trainer.model.encoder.weights):
+        np.testing.assert_array_equal(np.array(before), np.array(after))
+
+
+def test_initialize_needs_every_encoder_variable(uncased_vocab_file, tmp_path):
+    keras.utils.clear_session()
+    encoder = BertEncoder(CONFIG)
+    save_weights(encoder, str(tmp_path / "encoder"),
+                 only={v.path for v in encoder.weights if "pooler" not in v.path})
+    task = _task(uncased_vocab_file, init_checkpoint=str(tmp_path / "encoder"))
+    with pytest.raises(CheckpointMismatchError, match="no value for 2 encoder variables"):
+        task.initialize(task.build_model())
+
+
+def test_labels_flag_and_split_files(uncased_vocab_file, tmp_path):
+    task = _task(uncased_vocab_file, labels=("O", "B-PER", "I-PER"))
+    with pytest.raises(TaggedFileError, match=r"train\.txt:3: tag 'B-ORG'"):
+        task.features("train")
+    assert find_split_file(DATA, "dev").endswith("dev.txt")
+    (tmp_path / "eng.testa").write_text("a O\n")
+    assert find_split_file(str(tmp_path), "dev").endswith("eng.testa")
+    with pytest.raises(FileNotFoundError, match="expected one of test.txt, eng.testb"):
+        find_split_file(str(tmp_path), "test")
