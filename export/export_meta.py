@@ -12,9 +12,9 @@ The contract (JSON object; runners write it with `write_export_meta`):
     label_list              classification: class names in logit order; ner: tag names
                             in logit order; null otherwise
     paired                  classification/regression: inputs are sentence pairs
-    squad                   squad only: {doc_stride, max_query_length, n_best_size,
-                            max_answer_length, version_2_with_negative,
-                            null_score_diff_threshold}
+    doc_stride              squad and ner: pieces between window starts (ner default 64)
+    squad                   squad only: {max_query_length, n_best_size, max_answer_length,
+                            version_2_with_negative, null_score_diff_threshold}
 
 `vocab.txt` is copied beside it, so the output_dir is self-contained. The
 fine-tuned weights are the run's checkpoints (`checkpoints.loader` reads an
@@ -33,8 +33,9 @@ EXPORT_META_FILE = "export_meta.json"
 VOCAB_FILE = "vocab.txt"
 FORMAT_VERSION = 1
 TASKS = ("classification", "regression", "squad", "ner", "multiple_choice")
-SQUAD_OPTIONS = ("doc_stride", "max_query_length", "n_best_size", "max_answer_length",
+SQUAD_OPTIONS = ("max_query_length", "n_best_size", "max_answer_length",
                  "version_2_with_negative", "null_score_diff_threshold")
+NER_DOC_STRIDE = 64
 
 
 class ExportMetaError(ValueError):
@@ -52,6 +53,7 @@ class ExportMeta:
     max_seq_length: int = 128
     label_list: tuple = None
     paired: bool = False
+    doc_stride: int = None
     squad: dict = None
     causal_attention: bool = False
 
@@ -62,8 +64,8 @@ class ExportMeta:
             raise ExportMetaError(f"task {self.task!r} needs label_list")
         if self.task == "squad":
             missing = [k for k in SQUAD_OPTIONS if k not in (self.squad or {})]
-            if missing:
-                raise ExportMetaError(f"task 'squad' needs squad options {missing}")
+            if missing or self.doc_stride is None:
+                raise ExportMetaError(f"task 'squad' needs doc_stride and squad options {missing}")
         if self.max_seq_length > self.bert_config.max_position_embeddings:
             raise ExportMetaError(f"max_seq_length {self.max_seq_length} exceeds "
                                   f"max_position_embeddings {self.bert_config.max_position_embeddings}")

@@ -13,8 +13,10 @@ above. Runners call `export_for_runner` directly for their `--export_dir`.
 from absl import app, flags, logging
 
 from checkpoints.loader import load_into
-from export.export_meta import read_export_meta
+from export.export_meta import NER_DOC_STRIDE, read_export_meta
 from export.serving_classifier import save_classifier
+from export.serving_multiple_choice import save_multiple_choice
+from export.serving_ner import save_ner
 from modeling import BertEncoder
 from modeling.task_models import (BertClassifier, BertMultipleChoice, BertSpanLabeler,
                                   BertTokenClassifier)
@@ -66,10 +68,15 @@ def export_model(meta, export_dir, weights):
     the trained Keras model) to `export_dir`; returns its path."""
     model = build_task_model(meta)
     _assign(model, weights)
+    text = (meta.vocab_file, meta.do_lower_case, meta.max_seq_length)
     if meta.task in ("classification", "regression"):
         labels = meta.label_list if meta.task == "classification" else None
-        return save_classifier(export_dir, model, meta.vocab_file, meta.do_lower_case,
-                               meta.max_seq_length, labels, meta.paired)
+        return save_classifier(export_dir, model, *text, labels, meta.paired)
+    if meta.task == "ner":
+        return save_ner(export_dir, model, *text, meta.label_list,
+                        meta.doc_stride or NER_DOC_STRIDE)
+    if meta.task == "multiple_choice":
+        return save_multiple_choice(export_dir, model, *text)
     raise ExportError(f"no TF Serving export for task {meta.task!r} yet")
 
 

@@ -66,14 +66,14 @@ def export_tiny_hub(tmp, vocab_file, seed=3):
 
 
 def run_fresh(script, workdir, timeout=600, **values):
-    """Runs `script` in a new isolated interpreter (`python -I`: no PYTHONPATH,
-    no script directory, no user site) with cwd `workdir`. `values` are
+    """Runs `script` (read from stdin) in a new isolated interpreter (`python -I`:
+    no PYTHONPATH, no script directory, no user site) with cwd `workdir`. `values` are
     JSON-encoded into the global `ARGS`. Returns the process's stdout."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update(TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
     source = (_NO_PROJECT_CODE + SAVED_MODEL_CLI + f"ARGS = __import__('json').loads({json.dumps(json.dumps(values))})\n"
               + textwrap.dedent(script))
-    proc = subprocess.run([sys.executable, "-I", "-c", source], cwd=str(workdir), env=env,
+    proc = subprocess.run([sys.executable, "-I", "-"], input=source, cwd=str(workdir), env=env,
                           capture_output=True, text=True, timeout=timeout)
     if proc.returncode:
         raise AssertionError(f"fresh process failed ({proc.returncode}):\n{proc.stderr[-6000:]}")

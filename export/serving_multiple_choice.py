@@ -1,0 +1,44 @@
+"""Multiple choice (SWAG) as a TF Serving SavedModel.
+
+`serving_default(context, endings)`: `context` string [batch], `endings`
+string [batch, choices] (any number of choices, the same within a request;
+for SWAG each ending is the full second sentence, `sent2 + " " + ending`).
+Each choice is packed as [CLS] context [SEP] ending [SEP] in the graph,
+truncated longest-first as in training. Outputs: `probabilities` float32
+[batch, choices] (softmax over the choices) and `label_ids` int32 [batch],
+the most probable choice. Empty or token-less text packs to its specials and
+still gets a probability.
+"""
+
+import numpy as np
+import tensorflow as tf
+
+from data.vocab import Vocab
+from export.graph_packing import TextPacker
+from export.serving_module import ServingModule, text_spec
+
+WARMUP = (("A man is sitting on a roof.", ("He starts pulling up roofing.", "He is ridiculed.",
+                                            "He eats a sandwich.", "")),)
+
+
+def save_multiple_choice(export_dir, model, vocab_file, do_lower_case, max_seq_length):
+    """Writes the multiple-choice SavedModel; `model` maps encoder inputs
+    [batch, choices, seq] to {"logits": [batch, choices]}."""
+    packer = TextPacker(Vocab.from_file(vocab_file), do_lower_case, max_seq_length)
+
+    @tf.function(input_signature=[text_spec("context"),
+                                  tf.TensorSpec([None, None], tf.string, name="endings")])
+    def serving_default(context, endings):
+        shape = tf.shape(endings)
+        contexts = tf.repeat(context, shape[1])
+        packed = packer.pack(contexts, tf.reshape(endings, [-1]))
+        inputs = {k: tf.reshape(v, [shape[0], shape[1], max_seq_length]) for k, v in packed.items()}
+        logits = model(inputs, training=False)["logits"]
+        return {"probabilities": tf.nn.softmax(logits, axis=-1),
+                "label_ids": tf.argmax(logits, axis=-1, output_type=tf.int32)}
+
+    warmup = [("serving_default", {
+        "context": np.array([c for c, _ in WARMUP], dtype=object),
+        "endings": np.array([list(e) for _, e in WARMUP], dtype=object)})]
+    module = ServingModule(model, vocab_file)
+    return module.save(export_dir, {"serving_default": serving_default}, warmup)

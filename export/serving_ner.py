@@ -1,0 +1,184 @@
+"""Named-entity recognition as a TF Serving SavedModel: text in, entities out.
+
+`serving_default(text)`: `text` string [batch]. In the graph, each text is
+split into words by the original basic tokenizer (whitespace, then
+punctuation and CJK characters apart, as CoNLL words are) and each word into
+word pieces; words are packed into windows exactly as in training
+(`data.token_features`: windows of whole words about `doc_stride` pieces
+apart, each word read at its first piece in the window that gives it the
+most context); the label of a word is the argmax at its first piece, and
+words are merged into entities by conlleval's chunk rules (`B-X` opens, `I-X`
+continues a chunk of type X, and opens one after `O` or another type).
+
+Outputs, padded to the most entities in the batch:
+`entity_types` string [batch, entities] (e.g. "PER"; "" pads),
+`entity_texts` string [batch, entities] (the entity's text in the input),
+`entity_starts`, `entity_ends` int32 [batch, entities] (character offsets
+[start, end) in the input as decoded from UTF-8, malformed bytes dropped;
+-1 pads) and `num_entities` int32 [batch]. Text without words (empty,
+whitespace or control characters only) has no entities. Documents are not
+used as context: each text is a sentence of its own.
+"""
+
+import numpy as np
+import tensorflow as tf
+
+from data.vocab import Vocab
+from export.graph_offsets import char_offsets
+from export.graph_packing import TextPacker, pack_segments
+from export.serving_module import ServingModule, text_spec
+
+_OUTSIDE, _BEGIN, _INSIDE = 0, 1, 2
+WARMUP_TEXTS = ("EU rejects German call to boycott British lamb.", "")
+
+
+def label_scheme(label_list):
+    """(prefix code per label, type index per label (-1 for O), type names)."""
+    prefixes, types, names = [], [], []
+    for label in label_list:
+        if label == "O":
+            prefixes.append(_OUTSIDE)
+            types.append(-1)
+            continue
+        prefix, _, name = label.partition("-")
+        if prefix not in ("B", "I") or not name:
+            raise ValueError(f"label {label!r} is not O, B-<type> or I-<type>")
+        if name not in names:
+            names.append(name)
+        prefixes.append(_BEGIN if prefix == "B" else _INSIDE)
+        types.append(names.index(name))
+    return prefixes, types, names
+
+
+def piece_offsets(counts):
+    """Dense int64 [batch, max words + 1]: row r, column w = pieces before word w
+    (column n_r = the row's total); larger than any offset past that."""
+    offsets = tf.concat([tf.zeros([counts.nrows(), 1], tf.int64),
+                         tf.cumsum(counts.to_tensor(), axis=1)], axis=1)
+    inside = tf.sequence_mask(counts.row_lengths() + 1, tf.shape(offsets)[1])
+    return tf.where(inside, offsets, tf.int64.max)
+
+
+def plan_windows(offsets, num_words, max_pieces, doc_stride):
+    """`data.token_features.plan_windows` for every row at once (each word has
+    1..max_pieces pieces). Returns (row, first_word, end_word) int64 [windows],
+    row-major; a row without words has no window."""
+    def step(starts, done, spans):
+        base = tf.gather(offsets, starts, batch_dims=1)
+        ends = tf.searchsorted(offsets, base[:, None] + max_pieces, side="right",
+                               out_type=tf.int64)[:, 0] - 1
+        ends = tf.minimum(ends, num_words)
+        spans = spans.write(spans.size(), tf.stack([starts, ends, tf.cast(~done, tf.int64)], 1))
+        nexts = tf.searchsorted(offsets, base[:, None] + doc_stride, side="left",
+                                out_type=tf.int64)[:, 0]
+        return tf.where(done, starts, tf.minimum(nexts, ends)), done | (ends >= num_words), spans
+
+    starts = tf.zeros_like(num_words)
+    # A first step with no live window keeps the stack below defined for a batch without words.
+    spans = tf.TensorArray(tf.int64, size=1, dynamic_size=True).write(
+        0, tf.zeros([tf.size(num_words), 3], tf.int64))
+    _, _, spans = tf.while_loop(lambda starts, done, spans: ~tf.reduce_all(done), step,
+                                (starts, num_words <= 0, spans))
+    spans = tf.transpose(spans.stack(), [1, 0, 2])  # [batch, steps, (first, end, live)]
+    live = tf.cast(spans[:, :, 2], tf.bool)
+    rows = tf.broadcast_to(tf.range(tf.size(num_words, tf.int64))[:, None], tf.shape(live))
+    return (tf.boolean_mask(rows, live), tf.boolean_mask(spans[:, :, 0], live),
+            tf.boolean_mask(spans[:, :, 1], live))
+
+
+def owning_windows(offsets, row_starts, num_words, windows):
+    """`data.token_features.owning_windows` for all words of the batch: for each
+    word, among the windows holding it, the earliest that leaves it the most
+    context on its shorter side. `row_starts` [batch] is the flat index of each
+    row's first word. int64 [num_words]."""
+    window_rows, firsts, ends = windows
+    spans = tf.ragged.range(firsts, ends)
+    window, word = spans.value_rowids(), spans.flat_values
+    row = tf.gather(window_rows, window)
+
+    def offset(column):
+        return tf.gather_nd(offsets, tf.stack([row, column], 1))
+
+    here = offset(word)
+    score = tf.minimum(here - offset(tf.gather(firsts, window)),
+                       offset(tf.gather(ends, window)) - here - 1)
+    flat_word = tf.gather(row_starts, row) + word
+    best = tf.math.unsorted_segment_max(score, flat_word, num_words)
+    chosen = tf.where(tf.equal(score, tf.gather(best, flat_word)), window, tf.int64.max)
+    return tf.math.unsorted_segment_min(chosen, flat_word, num_words)
+
+
+def chunk_starts(prefixes, types, word_index):
+    """Which words open a chunk (conlleval): not O, and B, or first of their text,
+    or of another type than the word before."""
+    previous_type = tf.concat([[-1], types[:-1]], 0)
+    return (tf.not_equal(prefixes, _OUTSIDE)
+            & (tf.equal(prefixes, _BEGIN) | tf.equal(word_index, 0)
+               | tf.not_equal(previous_type, types)))
+
+
+def save_ner(export_dir, model, vocab_file, do_lower_case, max_seq_length, label_list,
+             doc_stride):
+    """Writes the NER SavedModel; `model` maps encoder inputs to {"logits":
+    [batch, seq, labels]}; `label_list` gives the IOB labels in logit order."""
+    vocab = Vocab.from_file(vocab_file)
+    packer = TextPacker(vocab, do_lower_case, max_seq_length)
+    prefixes, types, names = label_scheme(label_list)
+    prefix_table, type_table = tf.constant(prefixes, tf.int32), tf.constant(types, tf.int32)
+    type_names = tf.constant(names, tf.string, shape=[len(names)])
+    max_pieces = max_seq_length - 2
+
+    @tf.function(input_signature=[text_spec("text")])
+    def serving_default(text):
+        ids, begins, ends = packer.tokenizer.tokenize_with_offsets(text)
+        pieces = ids.values[:, :max_pieces]  # [words, (pieces)], words of all rows
+        word_rows, word_index = ids.value_rowids(), _index_in_row(ids)
+        counts = tf.RaggedTensor.from_row_splits(pieces.row_lengths(), ids.row_splits)
+        offsets = piece_offsets(counts)
+        windows = plan_windows(offsets, counts.row_lengths(), max_pieces, doc_stride)
+        window_rows, firsts, window_ends = windows
+        word_base = tf.gather(ids.row_splits, window_rows)
+        window_words = tf.ragged.range(word_base + firsts, word_base + window_ends)
+        window_pieces = tf.gather(pieces, window_words).merge_dims(1, 2)
+        logits = model(pack_segments([window_pieces], max_seq_length, packer.special),
+                       training=False)["logits"]
+
+        owners = owning_windows(offsets, ids.row_splits[:-1], tf.size(word_rows), windows)
+        position = 1 + (tf.gather_nd(offsets, tf.stack([word_rows, word_index], 1))
+                        - tf.gather_nd(offsets, tf.stack([word_rows, tf.gather(firsts, owners)], 1)))
+        labels = tf.argmax(tf.gather_nd(logits, tf.stack([owners, position], 1)), axis=-1,
+                           output_type=tf.int32)
+        prefixes, types = tf.gather(prefix_table, labels), tf.gather(type_table, labels)
+        opens = chunk_starts(prefixes, types, word_index)
+        inside = tf.not_equal(prefixes, _OUTSIDE)
+        chunk = tf.boolean_mask(tf.cumsum(tf.cast(opens, tf.int64)) - 1, inside)
+        num_chunks = tf.reduce_sum(tf.cast(opens, tf.int64))
+        first_bytes = tf.boolean_mask(tf.gather(begins.flat_values, begins.values.row_starts()), opens)
+        last_bytes = tf.math.unsorted_segment_max(
+            tf.boolean_mask(tf.gather(ends.flat_values, ends.values.row_limits() - 1), inside),
+            chunk, num_chunks)
+        rows = tf.boolean_mask(word_rows, opens)
+        entity_texts = tf.strings.substr(tf.gather(text, rows), first_bytes,
+                                         last_bytes - first_bytes, unit="BYTE")
+
+        def padded(values, pad):
+            ragged = tf.RaggedTensor.from_value_rowids(values, rows, nrows=tf.size(text, tf.int64))
+            return ragged.to_tensor(pad)
+
+        return {"entity_types": padded(tf.gather(type_names, tf.boolean_mask(types, opens)), ""),
+                "entity_texts": padded(entity_texts, ""),
+                "entity_starts": padded(char_offsets(text, rows, first_bytes), -1),
+                "entity_ends": padded(char_offsets(text, rows, last_bytes), -1),
+                "num_entities": tf.cast(tf.math.bincount(
+                    tf.cast(rows, tf.int32), minlength=tf.size(text), maxlength=tf.size(text)),
+                    tf.int32)}
+
+    warmup = [("serving_default", {"text": np.array(WARMUP_TEXTS, dtype=object)})]
+    module = ServingModule(model, vocab_file)
+    return module.save(export_dir, {"serving_default": serving_default}, warmup)
+
+
+def _index_in_row(ragged):
+    """Position of each value of a ragged [batch, (n), ...] within its row, int64."""
+    return tf.range(tf.size(ragged.value_rowids(), tf.int64)) - tf.gather(
+        ragged.row_splits, ragged.value_rowids())
