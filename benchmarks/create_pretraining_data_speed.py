@@ -6,8 +6,8 @@ The corpus is ../shared/data/corpus repeated to --corpus_mb in a temporary
 directory. Each program runs in a subprocess; reported per program:
 instances, wall seconds, CPU seconds of the whole process tree, instances
 per wall second and per CPU second (the latter is robust to other load on
-the machine), and peak resident memory of the process tree (sum over its
-processes, sampled every 0.1 s) and of its largest process (ru_maxrss).
+the machine), and peak resident memory, sampled every 0.1 s, of the process
+tree (sum over its processes) and of its largest process.
 Then ours alone on larger corpora (--memory_check_mb) shows whether its
 memory stays bounded as the corpus grows.
 
@@ -65,12 +65,13 @@ def run_measured(name, command, log_path):
     start = last_report = time.time()
     with open(log_path, "w") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-        tree, peak_tree = psutil.Process(process.pid), 0
+        tree, peak_tree, peak_process = psutil.Process(process.pid), 0, 0
         while process.poll() is None:
-            peak_tree = max(peak_tree, _tree_rss(tree))
+            sizes = _rss_by_process(tree)
+            peak_tree, peak_process = max(peak_tree, sum(sizes)), max([peak_process, *sizes])
             if time.time() - last_report > 30:
                 last_report = time.time()
-                print(f"[{name}] {last_report - start:.0f} s, tree RSS now {_tree_rss(tree) / 2**20:.0f} MiB", flush=True)
+                print(f"[{name}] {last_report - start:.0f} s, tree RSS now {sum(sizes) / 2**20:.0f} MiB", flush=True)
             time.sleep(0.1)
     wall = time.time() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -82,18 +83,19 @@ def run_measured(name, command, log_path):
         "wall_s": wall,
         "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
         "peak_tree_mib": peak_tree / 2**20,
-        "peak_process_mib": after.ru_maxrss / 1024,
+        "peak_process_mib": peak_process / 2**20,
     }
 
 
-def _tree_rss(process):
-    total = 0
+def _rss_by_process(process):
+    """Resident memory of a process and each of its descendants."""
+    sizes = []
     for p in [process] + process.children(recursive=True):
         try:
-            total += p.memory_info().rss
+            sizes.append(p.memory_info().rss)
         except psutil.Error:
             pass
-    return total
+    return sizes
 
 
 def run_ours(corpus, output_dir, workers):

@@ -85,8 +85,13 @@ class Masker:
 def select_tokens(candidates, budget, width, rng):
     """Per row, `budget` distinct random candidate positions (fewer if there
     are fewer candidates), ascending, padded to `width`."""
-    keys = np.where(candidates, rng.random(candidates.shape), 2.0)
-    order = np.argsort(keys, axis=1, kind="stable")[:, :width]
+    keys = np.where(candidates, rng.random(candidates.shape, dtype=np.float32), 2.0)
+    if width < keys.shape[1]:
+        # Only the `width` smallest keys can be chosen: partition, then order those.
+        smallest = np.argpartition(keys, width - 1, axis=1)[:, :width]
+        order = np.take_along_axis(smallest, np.argsort(np.take_along_axis(keys, smallest, 1), axis=1), 1)
+    else:
+        order = np.argsort(keys, axis=1)
     taken = np.minimum(budget, candidates.sum(axis=1))[:, None]
     sentinel = candidates.shape[1]
     positions = np.where(np.arange(order.shape[1]) < taken, order, sentinel)

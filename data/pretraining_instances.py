@@ -119,16 +119,18 @@ class InstanceArrays(NamedTuple):
 
 
 def to_arrays(instances, max_seq_length):
-    """Instances as padded arrays."""
-    lengths = np.fromiter((len(i.token_ids) for i in instances), dtype=np.int64, count=len(instances))
-    in_sequence = np.arange(max_seq_length) < lengths[:, None]
-    input_ids = np.zeros((len(instances), max_seq_length), dtype=np.int64)
+    """Instances as padded int32 arrays."""
+    count = len(instances)
+    lengths = np.fromiter((len(i.token_ids) for i in instances), dtype=np.int32, count=count)
+    positions = np.arange(max_seq_length, dtype=np.int32)
+    in_sequence = positions < lengths[:, None]
+    input_ids = np.zeros((count, max_seq_length), dtype=np.int32)
     input_ids[in_sequence] = np.fromiter(
-        itertools.chain.from_iterable(i.token_ids for i in instances), dtype=np.int64, count=int(lengths.sum())
+        itertools.chain.from_iterable(i.token_ids for i in instances), dtype=np.int32, count=int(lengths.sum())
     )
-    first_lengths = np.fromiter((i.first_segment_length for i in instances), dtype=np.int64, count=len(instances))
-    segment_ids = (in_sequence & (np.arange(max_seq_length) >= first_lengths[:, None])).astype(np.int64)
-    is_random_next = np.fromiter((i.is_random_next for i in instances), dtype=np.int64, count=len(instances))
+    first_lengths = np.fromiter((i.first_segment_length for i in instances), dtype=np.int32, count=count)
+    segment_ids = (in_sequence & (positions >= first_lengths[:, None])).astype(np.int32)
+    is_random_next = np.fromiter((i.is_random_next for i in instances), dtype=np.int32, count=count)
     return InstanceArrays(input_ids, lengths, segment_ids, is_random_next)
 
 
