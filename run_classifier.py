@@ -32,6 +32,8 @@ from absl import app, flags, logging
 from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
 from data.custom_reader import CustomReader
 from data.glue_readers import GlueReader
+from export.export_meta import ExportMeta, write_export_meta
+from export.export_model import export_model
 from tasks.fine_tuning import FineTuningSettings, fine_tune
 from tasks.learning_rate_sweep import plan_runs, run_sweep
 from tasks.metrics_classification import selection_score
@@ -74,6 +76,9 @@ flags.DEFINE_string("id_column", None, "custom: column of the example id (defaul
 flags.DEFINE_list("label_list", None, "custom: the labels (default: those in the train file).")
 flags.DEFINE_bool("regression", False, "custom: the label is a number (squared-error loss, "
                   "Pearson and Spearman).")
+
+flags.DEFINE_string("export_dir", None, "Write the serving SavedModel (raw text in) of the best "
+                    "run here after training.")
 
 FLAGS = flags.FLAGS
 
@@ -126,6 +131,14 @@ def main(_):
             reader.name, reader.is_regression, results, prefix="eval_"))
     if outcome.results:
         logging.info("Dev results of %s: %s", best.output_dir, outcome.results)
+    if FLAGS.do_train or FLAGS.export_dir:
+        meta = ExportMeta(
+            "regression" if reader.is_regression else "classification", bert_config, vocab_file,
+            FLAGS.do_lower_case, FLAGS.max_seq_length, reader.label_list, paired=reader.paired)
+        write_export_meta(best.output_dir, meta)
+        if FLAGS.export_dir:
+            path = export_model(meta, FLAGS.export_dir, best.output_dir)
+            logging.info("Wrote the serving SavedModel to %s", path)
 
 
 if __name__ == "__main__":

@@ -103,6 +103,11 @@ class CustomReader:
         self._label_list = tuple(label_list) if label_list else None
 
     @property
+    def paired(self):
+        """Whether examples are sentence pairs (text_b present)."""
+        return self.text_b_column is not None
+
+    @property
     def label_list(self):
         """The labels, given or collected from the training file; None for regression."""
         if self.is_regression:

@@ -156,6 +156,11 @@ class GlueReader:
         return self.task.is_regression
 
     @property
+    def paired(self):
+        """Whether examples are sentence pairs (text_b present)."""
+        return self.task.splits["train"].text_b is not None
+
+    @property
     def eval_splits(self):
         return tuple(s for s in self.task.splits if s.startswith("dev"))
 
