@@ -1,0 +1,61 @@
+"""Extracts per-token activations of chosen BERT layers to JSON lines, as the
+original `extract_features.py` (same flags, same output layout, plus each
+token's character span in the input text; see tasks/feature_extraction.py).
+
+    echo 'Who was Jim Henson ? ||| Jim Henson was a puppeteer' > /tmp/input.txt
+    python extract_features.py --input_file=/tmp/input.txt --output_file=/tmp/output.jsonl \\
+        --vocab_file=uncased_L-12_H-768_A-12/vocab.txt \\
+        --bert_config_file=uncased_L-12_H-768_A-12/bert_config.json \\
+        --init_checkpoint=uncased_L-12_H-768_A-12/bert_model.ckpt \\
+        --layers=-1,-2,-3,-4 --max_seq_length=128 --batch_size=8
+
+`--bert_config_file` and `--vocab_file` may be left out when they lie beside
+`--init_checkpoint` (original release and Hugging Face directories).
+"""
+
+import json
+
+from absl import app, flags, logging
+
+from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
+from checkpoints.loader import load_into
+from data.graph_tokenizer import GraphTokenizer
+from data.vocab import Vocab
+from modeling.encoder import BertEncoder
+from tasks.feature_extraction import (encode_lines, feature_records, layers_model,
+                                      read_input_lines)
+from utils.files import atomic_output
+
+flags.DEFINE_string("input_file", None, "One example per line: `text_a` or `text_a ||| text_b`.")
+flags.DEFINE_string("output_file", None, "JSON lines, one per input line.")
+flags.DEFINE_list("layers", ["-1", "-2", "-3", "-4"], "Transformer layers to write (-1 is the last).")
+flags.DEFINE_string("bert_config_file", None, "bert_config.json (default: the config beside "
+                    "--init_checkpoint).")
+flags.DEFINE_integer("max_seq_length", 128, "Tokens per example; longer ones are truncated.")
+flags.DEFINE_string("init_checkpoint", None, "Weights: TF1, Hugging Face, Model Garden or ours.")
+flags.DEFINE_string("vocab_file", None, "WordPiece vocab (default: vocab.txt beside "
+                    "--init_checkpoint).")
+flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
+flags.DEFINE_integer("batch_size", 32, "Examples per forward pass.")
+
+FLAGS = flags.FLAGS
+
+
+def main(_):
+    layer_indexes = [int(x) for x in FLAGS.layers]
+    vocab = Vocab.from_file(resolve_vocab_file(FLAGS.vocab_file, FLAGS.init_checkpoint))
+    encoder = BertEncoder(resolve_bert_config(FLAGS.bert_config_file, None, FLAGS.init_checkpoint))
+    logging.info(load_into(encoder, FLAGS.init_checkpoint).summary())
+    model = layers_model(encoder, layer_indexes)
+    lines = read_input_lines(FLAGS.input_file)
+    encoded = encode_lines(lines, GraphTokenizer(vocab, FLAGS.do_lower_case), vocab,
+                           FLAGS.max_seq_length)
+    with atomic_output(FLAGS.output_file) as f:
+        for record in feature_records(model, layer_indexes, encoded, FLAGS.batch_size):
+            f.write(json.dumps(record) + "\n")
+    logging.info("Wrote features of %d lines to %s", len(lines), FLAGS.output_file)
+
+
+if __name__ == "__main__":
+    flags.mark_flags_as_required(["input_file", "output_file", "init_checkpoint"])
+    app.run(main)
