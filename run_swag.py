@@ -20,6 +20,8 @@ import os
 from absl import app, flags, logging
 
 from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
+from export.export_meta import ExportMeta, write_export_meta
+from export.export_model import export_model
 from tasks.multiple_choice_task import MultipleChoiceConfig, MultipleChoiceTask
 from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions, define_flags
@@ -44,6 +46,9 @@ flags.DEFINE_float("num_train_epochs", 3.0, "Passes over the train split (paper,
 flags.DEFINE_float("warmup_proportion", 0.1, "Share of the steps with linear warmup.")
 flags.DEFINE_bool("skip_bad_rows", False, "Skip malformed rows with a count instead of "
                   "stopping at the first.")
+
+flags.DEFINE_string("export_dir", None, "Write the serving SavedModel (context and endings in, "
+                    "probabilities out) here after training.")
 
 FLAGS = flags.FLAGS
 
@@ -83,6 +88,14 @@ def main(_):
         predictions = trainer.predict(FLAGS.predict_batch_size, split="test")
         task.write_predictions("test", predictions,
                                os.path.join(options.output_dir, PREDICTIONS))
+    if trainer.is_chief and (FLAGS.do_train or FLAGS.export_dir):
+        config = task.config
+        meta = ExportMeta("multiple_choice", config.bert_config, config.vocab_file,
+                          config.do_lower_case, config.max_seq_length)
+        write_export_meta(options.output_dir, meta)
+        if FLAGS.export_dir:
+            logging.info("Wrote the serving SavedModel to %s",
+                         export_model(meta, FLAGS.export_dir, options.output_dir))
 
 
 if __name__ == "__main__":

@@ -50,7 +50,8 @@ def test_run_swag_writes_results_and_predictions(data_dir, tmp_path, uncased_voc
     argv = ["run_swag.py", f"--data_dir={data_dir}", f"--vocab_file={uncased_vocab_file}",
             f"--bert_config_file={config_file}", f"--output_dir={output_dir}",
             "--do_train", "--do_eval", "--do_predict", "--max_seq_length=32",
-            "--train_batch_size=4", "--num_train_epochs=1", "--learning_rate=1e-3"]
+            "--train_batch_size=4", "--num_train_epochs=1", "--learning_rate=1e-3",
+            f"--export_dir={tmp_path / 'serving'}"]
     with flagsaver.flagsaver():
         flags.FLAGS(argv)
         run_swag.main(None)
@@ -68,3 +69,5 @@ def test_run_swag_writes_results_and_predictions(data_dir, tmp_path, uncased_voc
         assert len(record["probabilities"]) == 4
         assert sum(record["probabilities"]) == pytest.approx(1.0, abs=1e-5)
         assert record["prediction"] == max(range(4), key=record["probabilities"].__getitem__)
+    assert (output_dir / "export_meta.json").exists()
+    assert (tmp_path / "serving" / "saved_model.pb").exists()
