@@ -1,12 +1,13 @@
 """The instance algorithm (pairs, random next, truncation) and the NumPy
 masking of the offline writer, on small hand-made token-id documents."""
 
+import os
 import random
 
 import numpy as np
 import pytest
 
-import tests.conftest  # noqa: F401  (repository root on sys.path)
+from tests.conftest import FIXTURES
 
 from data.masking import Masker, num_to_predict, select_ngrams, word_spans
 from data.pretraining_config import MaskingOptions
@@ -65,6 +66,28 @@ def test_pairs_are_contiguous_or_random_and_fill_the_sequence():
             assert document_b == document_a and b[0] // 100 > a[-1] // 100
     lengths = [len(i.token_ids) for i in instances]
     assert np.mean(lengths) > 30
+
+
+def test_random_next_share_matches_the_original_on_the_same_documents(uncased_vocab_file):
+    """The share depends on the corpus (one gathered sentence forces a random
+    B), so both algorithms run on the fixture's documents, 400 passes each."""
+    from tests.references import original_full_tokenizer
+    from bert import create_pretraining_data as original
+
+    tokenizer = original_full_tokenizer(uncased_vocab_file, True)
+    text = open(os.path.join(FIXTURES, "pretraining_corpus.txt"), encoding="utf-8").read()
+    docs = [[tokenizer.tokenize(line) for line in block.splitlines()] for block in text.split("\n\n")]
+    rng = random.Random(0)
+    theirs = [
+        instance.is_random_next
+        for _ in range(400)
+        for index in range(len(docs))
+        for instance in original.create_instances_from_document(
+            docs, index, 128, 0.1, 0.15, 20, list(tokenizer.vocab), rng
+        )
+    ]
+    ours = InstanceBuilder(128, 0.1, True, "[CLS]", "[SEP]").build(docs, 400, random.Random(0))
+    assert np.mean([i.is_random_next for i in ours]) == pytest.approx(np.mean(theirs), abs=0.02)
 
 
 def test_single_segment_instances_have_no_second_segment():
