@@ -66,6 +66,9 @@ class ExportMeta:
             missing = [k for k in SQUAD_OPTIONS if k not in (self.squad or {})]
             if missing or self.doc_stride is None:
                 raise ExportMetaError(f"task 'squad' needs doc_stride and squad options {missing}")
+            unknown = sorted(set(self.squad) - set(SQUAD_OPTIONS))
+            if unknown:
+                raise ExportMetaError(f"unknown squad option(s) {unknown}; expected {SQUAD_OPTIONS}")
         if self.max_seq_length > self.bert_config.max_position_embeddings:
             raise ExportMetaError(f"max_seq_length {self.max_seq_length} exceeds "
                                   f"max_position_embeddings {self.bert_config.max_position_embeddings}")

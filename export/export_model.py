@@ -17,13 +17,14 @@ from export.export_meta import NER_DOC_STRIDE, read_export_meta
 from export.serving_classifier import save_classifier
 from export.serving_multiple_choice import save_multiple_choice
 from export.serving_ner import save_ner
+from export.serving_squad import SquadOptions, save_squad
 from modeling import BertEncoder
 from modeling.task_models import (BertClassifier, BertMultipleChoice, BertSpanLabeler,
                                   BertTokenClassifier)
 
 
 class ExportError(ValueError):
-    """Weights that do not fit the exported model, or a task with no exporter."""
+    """Weights that do not fit the exported model."""
 
 
 def build_task_model(meta):
@@ -77,7 +78,9 @@ def export_model(meta, export_dir, weights):
                         meta.doc_stride or NER_DOC_STRIDE)
     if meta.task == "multiple_choice":
         return save_multiple_choice(export_dir, model, *text)
-    raise ExportError(f"no TF Serving export for task {meta.task!r} yet")
+    options = SquadOptions(max_seq_length=meta.max_seq_length, doc_stride=meta.doc_stride,
+                           **meta.squad)
+    return save_squad(export_dir, model, meta.vocab_file, meta.do_lower_case, options)
 
 
 def export_for_runner(model, meta, export_dir):
