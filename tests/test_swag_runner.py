@@ -4,18 +4,17 @@ loss falls under the shared trainer, eval_results.txt and predictions well-forme
 import json
 import os
 import shutil
+import subprocess
+import sys
 
 import pytest
-from absl import flags
-from absl.testing import flagsaver
 
-import run_swag
 from modeling.config import BertConfig
 from tasks.multiple_choice_task import MultipleChoiceConfig, MultipleChoiceTask
 from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, ROOT
 
 TINY = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                   intermediate_size=64, max_position_embeddings=64)
@@ -47,14 +46,13 @@ def test_run_swag_writes_results_and_predictions(data_dir, tmp_path, uncased_voc
     config_file = tmp_path / "bert_config.json"
     TINY.to_json_file(str(config_file))
     output_dir = tmp_path / "out"
-    argv = ["run_swag.py", f"--data_dir={data_dir}", f"--vocab_file={uncased_vocab_file}",
+    argv = [sys.executable, os.path.join(ROOT, "run_swag.py"), f"--data_dir={data_dir}",
+            f"--vocab_file={uncased_vocab_file}",
             f"--bert_config_file={config_file}", f"--output_dir={output_dir}",
             "--do_train", "--do_eval", "--do_predict", "--max_seq_length=32",
             "--train_batch_size=4", "--num_train_epochs=1", "--learning_rate=1e-3",
             f"--export_dir={tmp_path / 'serving'}"]
-    with flagsaver.flagsaver():
-        flags.FLAGS(argv)
-        run_swag.main(None)
+    subprocess.run(argv, check=True, cwd=ROOT, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
 
     with open(output_dir / "eval_results.txt", encoding="utf-8") as f:
         results = dict(line.rstrip("\n").split(" = ") for line in f)
