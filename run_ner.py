@@ -1,0 +1,119 @@
+"""Fine-tunes BERT for token tagging: CoNLL-2003 NER, or any IOB-tagged token file.
+
+    python run_ner.py --data_dir=conll2003 --vocab_file=uncased_L-12_H-768_A-12/vocab.txt \\
+        --bert_config_file=uncased_L-12_H-768_A-12/bert_config.json \\
+        --init_checkpoint=uncased_L-12_H-768_A-12/bert_model.ckpt \\
+        --do_train --do_eval --do_predict --max_seq_length=128 --train_batch_size=32 \\
+        --learning_rate=5e-5 --num_train_epochs=3 --output_dir=/tmp/ner
+
+`data_dir` holds `train.txt`, `dev.txt`, `test.txt` (or `eng.train`, `eng.testa`,
+`eng.testb`): `word ... tag` lines, IOB1 or IOB2, `-DOCSTART-` lines and blank
+lines between sentences. `--do_eval` writes `eval_results.txt` with conlleval's
+entity-level precision, recall and F1, overall and per type (`eval_PER_f1`, ...);
+`--do_predict` writes `predictions.txt` (`word gold predicted`) for
+`perl conlleval.pl < predictions.txt`.
+
+The feature-based approach of the paper (section 5.4): `--feature_based
+--feature_layers=concat_last_four` freezes the encoder and trains a 2-layer
+BiLSTM (`--lstm_units` per direction) over the chosen layers; it wants a larger
+learning rate than fine-tuning (e.g. 1e-3).
+
+`--bert_config_file` and `--vocab_file` may be left out when they lie beside
+`--init_checkpoint` (original release and Hugging Face directories). A
+fine-tuning run leaves `export_meta.json` in `--output_dir`, so
+`python -m export.export_model` can export it later; `--export_dir` writes the
+TF Serving SavedModel (text in, entities out) right away.
+"""
+
+from absl import app, flags, logging
+
+from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
+from export.export_meta import ExportMeta, write_export_meta
+from export.export_model import export_model
+from modeling.feature_based_tagger import LAYER_COMBINATIONS
+from tasks.fine_tuning import FineTuningSettings, fine_tune
+from tasks.run_options import RunOptions, define_flags
+from tasks.tagging_task import SPLIT_FILES, TaggingConfig, TaggingTask
+
+define_flags()
+# Original google-research/bert flags.
+flags.DEFINE_string("data_dir", None, "Directory of the train/dev/test token files.")
+flags.DEFINE_string("vocab_file", None, "WordPiece vocab (default: vocab.txt beside "
+                    "--init_checkpoint).")
+flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
+flags.DEFINE_integer("max_seq_length", 128, "Word pieces per window; longer sentences are "
+                     "split into overlapping windows.")
+flags.DEFINE_bool("do_train", False, "Fine-tune on the train split.")
+flags.DEFINE_bool("do_eval", False, "Entity-level scores on the dev split, to eval_results.txt.")
+flags.DEFINE_bool("do_predict", False, "Tags for --predict_split, to predictions.txt.")
+flags.DEFINE_integer("train_batch_size", 32, "Windows per update.")
+flags.DEFINE_integer("eval_batch_size", 8, "Windows per evaluation batch.")
+flags.DEFINE_integer("predict_batch_size", 8, "Windows per prediction batch.")
+flags.DEFINE_float("learning_rate", 5e-5, "Peak AdamW learning rate.")
+flags.DEFINE_float("num_train_epochs", 3.0, "Passes over the train split (may be fractional).")
+flags.DEFINE_float("warmup_proportion", 0.1, "Share of the steps with linear warmup.")
+# Additions.
+flags.DEFINE_integer("doc_stride", 64, "Word pieces between the starts of consecutive windows "
+                     "of a sentence longer than one window.")
+flags.DEFINE_bool("document_context", False, "Fill each window with the neighbouring "
+                  "sentences of its document (unlabelled context).")
+flags.DEFINE_list("labels", None, "The IOB2 labels (default: O plus B-/I- of every type in the "
+                  "train file).")
+flags.DEFINE_integer("tag_column", -1, "Column of the tag (0 is the word; CoNLL-2003: -1).")
+flags.DEFINE_enum("predict_split", "test", list(SPLIT_FILES), "Split that --do_predict tags.")
+flags.DEFINE_bool("feature_based", False, "Freeze the encoder and train a BiLSTM over "
+                  "--feature_layers (paper section 5.4).")
+flags.DEFINE_enum("feature_layers", "concat_last_four", list(LAYER_COMBINATIONS),
+                  "Which encoder layers feed the BiLSTM.")
+flags.DEFINE_integer("lstm_units", 768, "BiLSTM units per direction (--feature_based).")
+flags.DEFINE_integer("lstm_layers", 2, "BiLSTM layers (--feature_based).")
+flags.DEFINE_bool("trim_padding", True, "Cut each training batch to its longest window "
+                  "(turn off on TPUs, which need fixed shapes).")
+flags.DEFINE_string("export_dir", None, "Write the serving SavedModel here after training "
+                    "(e.g. <base>/1); fine-tuned models only. Serving reads each text as one "
+                    "sentence, without document context.")
+
+FLAGS = flags.FLAGS
+
+
+def main(_):
+    if not (FLAGS.do_train or FLAGS.do_eval or FLAGS.do_predict):
+        raise app.UsageError("at least one of --do_train, --do_eval, --do_predict is required")
+    if not FLAGS.data_dir:
+        raise app.UsageError("--data_dir is required")
+    if FLAGS.export_dir and FLAGS.feature_based:
+        raise app.UsageError("--export_dir exports fine-tuned models; not with --feature_based")
+    options = RunOptions.from_flags()
+    config = TaggingConfig(
+        data_dir=FLAGS.data_dir,
+        vocab_file=resolve_vocab_file(FLAGS.vocab_file, FLAGS.init_checkpoint),
+        bert_config=resolve_bert_config(FLAGS.bert_config_file, FLAGS.preset,
+                                        FLAGS.init_checkpoint),
+        do_lower_case=FLAGS.do_lower_case, max_seq_length=FLAGS.max_seq_length,
+        doc_stride=FLAGS.doc_stride, document_context=FLAGS.document_context,
+        labels=tuple(FLAGS.labels) if FLAGS.labels else None, tag_column=FLAGS.tag_column,
+        init_checkpoint=FLAGS.init_checkpoint, feature_based=FLAGS.feature_based,
+        feature_layers=FLAGS.feature_layers, lstm_units=FLAGS.lstm_units,
+        lstm_layers=FLAGS.lstm_layers, predict_split=FLAGS.predict_split,
+        trim_padding=FLAGS.trim_padding, seed=FLAGS.seed)
+    task = TaggingTask(config)
+    outcome = fine_tune(task, options, FineTuningSettings(
+        do_train=FLAGS.do_train, do_eval=FLAGS.do_eval, do_predict=FLAGS.do_predict,
+        train_batch_size=FLAGS.train_batch_size, eval_batch_size=FLAGS.eval_batch_size,
+        predict_batch_size=FLAGS.predict_batch_size, learning_rate=FLAGS.learning_rate,
+        num_train_epochs=FLAGS.num_train_epochs, warmup_proportion=FLAGS.warmup_proportion,
+        optimizer=FLAGS.optimizer))
+    if outcome.results:
+        logging.info("Dev results: %s", outcome.results)
+    if not config.feature_based and (FLAGS.do_train or FLAGS.export_dir):
+        meta = ExportMeta("ner", config.bert_config, config.vocab_file, config.do_lower_case,
+                          config.max_seq_length, tuple(task.labels), doc_stride=config.doc_stride)
+        write_export_meta(options.output_dir, meta)
+        if FLAGS.export_dir:
+            path = export_model(meta, FLAGS.export_dir, options.output_dir)
+            logging.info("Wrote the serving SavedModel to %s", path)
+
+
+if __name__ == "__main__":
+    flags.mark_flag_as_required("output_dir")
+    app.run(main)
