@@ -37,7 +37,8 @@ def values_per_word(label_weights, word_index, sentence_index, values):
 
 
 def write_conll_predictions(path, sentences, predicted_tags):
-    """`word gold predicted` lines, a blank line after each sentence; atomic."""
+    """`word gold predicted` lines, a blank line after each sentence; atomic. Gold
+    tags are the reader's IOB2 (an IOB1 file's chunks, as conlleval reads them)."""
     with atomic_output(path) as f:
         for sentence, tags in zip(sentences, predicted_tags):
             for word, gold, predicted in zip(sentence.words, sentence.tags, tags):
