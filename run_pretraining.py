@@ -18,6 +18,9 @@ import os
 
 from absl import app, flags, logging
 
+from data.pretraining_config import MaskingOptions
+from data.tf_masking import DynamicMasker
+from data.vocab import Vocab
 from modeling.pretrainer import OBJECTIVES
 from tasks import run_options
 from tasks.optimization import OptimizerConfig
@@ -39,6 +42,22 @@ flags.DEFINE_integer("num_warmup_steps", 10000, "Linear warmup updates.")
 flags.DEFINE_integer("max_eval_steps", 100, "Most evaluation batches.")
 flags.DEFINE_enum("objective", "mlm_nsp", OBJECTIVES,
                   "mlm_nsp (BERT), mlm (No-NSP ablation) or ltr (left-to-right LM, causal mask).")
+flags.DEFINE_bool("dynamic_masking", False,
+                  "Re-mask the training records with fresh masks every epoch (needs --vocab_file).")
+flags.DEFINE_string("vocab_file", None, "Vocabulary of the records, for --dynamic_masking.")
+flags.DEFINE_float("masked_lm_prob", 0.15, "Share of tokens masked by --dynamic_masking.")
+flags.DEFINE_bool("do_whole_word_mask", False, "--dynamic_masking masks whole words.")
+
+
+def dynamic_masker():
+    """The `--dynamic_masking` masker, or None."""
+    if not FLAGS.dynamic_masking:
+        return None
+    if not FLAGS.vocab_file:
+        raise app.UsageError("--dynamic_masking needs --vocab_file.")
+    return DynamicMasker(Vocab.from_file(FLAGS.vocab_file), MaskingOptions(
+        max_predictions_per_seq=FLAGS.max_predictions_per_seq,
+        masked_lm_prob=FLAGS.masked_lm_prob, do_whole_word_mask=FLAGS.do_whole_word_mask))
 
 
 def main(_):
@@ -51,7 +70,8 @@ def main(_):
     config = run_options.bert_config_from_flags()
     task = PretrainingTask(
         config, FLAGS.input_file, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq,
-        objective=FLAGS.objective, init_checkpoint=FLAGS.init_checkpoint, seed=FLAGS.seed)
+        objective=FLAGS.objective, init_checkpoint=FLAGS.init_checkpoint,
+        dynamic_masker=dynamic_masker(), seed=FLAGS.seed)
     trainer = Trainer(task, options)
     if FLAGS.do_train:
         trainer.train(FLAGS.train_batch_size, FLAGS.num_train_steps, OptimizerConfig(

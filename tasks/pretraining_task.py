@@ -1,49 +1,34 @@
 """Pretraining task: masked LM + next sentence, or one of the paper's ablations.
 
-Reads google-research pretraining TFRecords (`input_ids, input_mask,
-segment_ids, masked_lm_positions, masked_lm_ids, masked_lm_weights,
-next_sentence_labels`) and maps them to the model's input names. For `ltr`
-the records carry every position's next token in `masked_lm_*` features
-`max_seq_length` wide (`create_pretraining_data.py --objective=ltr`), so
-`max_predictions_per_seq` does not apply.
+Reads google-research pretraining TFRecords (`data.pretraining_dataset`:
+`input_ids, input_mask, segment_ids, masked_lm_positions, masked_lm_ids,
+masked_lm_weights, next_sentence_labels`) and maps them to the model's input
+names. For `ltr` the records carry every position's next token in
+`masked_lm_*` features `max_seq_length` wide (`create_pretraining_data.py
+--objective=ltr`), so `max_predictions_per_seq` does not apply.
 """
-
-import glob
 
 import keras
 import tensorflow as tf
 from absl import logging
 
+from data import pretraining_features as F
+from data.corpus_reader import expand_input_files
+from data.pretraining_dataset import pretraining_dataset
 from modeling.encoder import BertEncoder
 from modeling.pretrainer import BertPretrainer
 from tasks.base import Task
 from tasks.pretraining_losses import masked_lm_losses, next_sentence_losses, pretraining_loss
 
-_FEATURE_TO_INPUT = {"input_ids": "input_word_ids", "input_mask": "input_mask",
-                     "segment_ids": "input_type_ids", "masked_lm_positions": "masked_lm_positions"}
-_LABELS = ("masked_lm_ids", "masked_lm_weights", "next_sentence_labels")
-
-
-class InputError(ValueError):
-    """Pretraining records that cannot feed this model; the message says which and why."""
-
-
-def expand_input_files(patterns):
-    """Comma-separated glob patterns -> sorted file list; an empty match is an error."""
-    files = []
-    for pattern in (p.strip() for p in patterns.split(",")):
-        if pattern:
-            matched = tf.io.gfile.glob(pattern) if "://" in pattern else glob.glob(pattern)
-            if not matched:
-                raise InputError(f"--input_file pattern {pattern!r} matches no files")
-            files.extend(sorted(matched))
-    if not files:
-        raise InputError("--input_file is empty")
-    return files
+_INPUTS = {F.INPUT_IDS: "input_word_ids", F.INPUT_MASK: "input_mask",
+           F.SEGMENT_IDS: "input_type_ids", F.MASKED_LM_POSITIONS: "masked_lm_positions"}
 
 
 class PretrainingTask(Task):
     """Builds the pretrainer, reads the records, computes losses and metrics.
+
+    `dynamic_masker` (a `data.tf_masking.DynamicMasker`) re-masks training
+    batches with fresh masks every epoch; evaluation keeps the records' masks.
 
     Example:
     >>> task = PretrainingTask(BertConfig.from_preset("bert_uncased_L-2_H-128_A-2"),
@@ -52,60 +37,22 @@ class PretrainingTask(Task):
     """
 
     def __init__(self, config, input_file, max_seq_length, max_predictions_per_seq,
-                 objective="mlm_nsp", init_checkpoint=None, shuffle_buffer=100, seed=12345):
+                 objective="mlm_nsp", init_checkpoint=None, dynamic_masker=None,
+                 shuffle_buffer=10_000, seed=12345):
+        if max_seq_length > config.max_position_embeddings:
+            raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's "
+                             f"max_position_embeddings {config.max_position_embeddings}")
+        if objective == "ltr" and dynamic_masker is not None:
+            raise ValueError("dynamic masking does not apply to the ltr objective")
         self.config = config
-        self.input_files = expand_input_files(input_file)
+        self.input_files = expand_input_files(input_file)  # Fails now on a glob matching nothing.
         self.max_seq_length = max_seq_length
-        self.max_predictions_per_seq = max_seq_length if objective == "ltr" else max_predictions_per_seq
+        self.label_width = max_seq_length if objective == "ltr" else max_predictions_per_seq
         self.objective = objective
         self.init_checkpoint = init_checkpoint
+        self.dynamic_masker = dynamic_masker
         self.shuffle_buffer = shuffle_buffer
         self.seed = seed
-        if max_seq_length > config.max_position_embeddings:
-            raise InputError(f"max_seq_length {max_seq_length} exceeds the model's "
-                             f"max_position_embeddings {config.max_position_embeddings}")
-        self._feature_spec = self._spec()
-        self._records_checked = False
-
-    def _spec(self):
-        widths = {"input_ids": self.max_seq_length, "input_mask": self.max_seq_length,
-                  "segment_ids": self.max_seq_length,
-                  "masked_lm_positions": self.max_predictions_per_seq,
-                  "masked_lm_ids": self.max_predictions_per_seq,
-                  "masked_lm_weights": self.max_predictions_per_seq}
-        if self.objective == "mlm_nsp":
-            widths["next_sentence_labels"] = 1
-        return {name: tf.io.FixedLenFeature(
-            [width], tf.float32 if name == "masked_lm_weights" else tf.int64)
-            for name, width in widths.items()}
-
-    def _check_first_record(self):
-        """Names the feature and the flag when the records do not fit, before training starts."""
-        path = self.input_files[0]
-        try:
-            first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
-        except tf.errors.OpError as e:
-            raise InputError(f"{path}: not a readable TFRecord file ({e.message})") from None
-        if first is None:
-            raise InputError(f"{path}: no records")
-        try:
-            example = tf.train.Example.FromString(first.numpy())
-        except Exception as e:  # protobuf's DecodeError has no stable import path
-            raise InputError(f"{path}: first record is not a tf.train.Example ({e})") from None
-        features = example.features.feature
-        flags = {self.max_seq_length: "--max_seq_length",
-                 self.max_predictions_per_seq: "--max_predictions_per_seq"}
-        for name, spec in self._feature_spec.items():
-            if name not in features:
-                raise InputError(f"{path}: feature {name!r} is missing (objective "
-                                 f"{self.objective!r} needs {sorted(self._feature_spec)})")
-            kind = "float_list" if spec.dtype == tf.float32 else "int64_list"
-            values = getattr(features[name], kind).value
-            if len(values) != spec.shape[0]:
-                raise InputError(
-                    f"{path}: feature {name!r} has {len(values)} {kind} values, expected "
-                    f"{spec.shape[0]}" + (f" ({flags[spec.shape[0]]})" if spec.shape[0] in flags
-                                          and name != "next_sentence_labels" else ""))
 
     def build_model(self):
         encoder = BertEncoder(self.config, causal_attention=self.objective == "ltr")
@@ -116,33 +63,22 @@ class PretrainingTask(Task):
             from checkpoints.loader import load_into
             logging.info("%s", load_into(model, self.init_checkpoint).summary())
 
-    def _decode(self, record):
-        parsed = tf.io.parse_single_example(record, self._feature_spec)
-        features = {_FEATURE_TO_INPUT[k]: tf.cast(parsed[k], tf.int32) for k in _FEATURE_TO_INPUT}
-        labels = {k: parsed[k] for k in _LABELS if k in parsed}
-        labels["masked_lm_ids"] = tf.cast(labels["masked_lm_ids"], tf.int32)
-        if "next_sentence_labels" in labels:
-            labels["next_sentence_labels"] = tf.cast(labels["next_sentence_labels"][0], tf.int32)
-        return features, labels
-
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training repeats over shuffled files and records; evaluation reads
         every file once in order. Both drop the last partial batch, as the original."""
-        if not self._records_checked:  # Not in __init__: the strategy must start TensorFlow.
-            self._check_first_record()
-            self._records_checked = True
-        files = tf.data.Dataset.from_tensor_slices(self.input_files)
-        if training:
-            files = files.repeat().shuffle(len(self.input_files), seed=self.seed)
-            records = files.interleave(tf.data.TFRecordDataset,
-                                       cycle_length=min(4, len(self.input_files)),
-                                       num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
-            records = records.shuffle(self.shuffle_buffer, seed=self.seed)
-        else:
-            records = files.flat_map(tf.data.TFRecordDataset)
-        return (records.map(self._decode, num_parallel_calls=tf.data.AUTOTUNE)
-                .batch(batch_size, drop_remainder=True)
-                .prefetch(tf.data.AUTOTUNE))
+        dataset = pretraining_dataset(
+            self.input_files, batch_size, self.max_seq_length, self.label_width,
+            next_sentence_labels=self.objective == "mlm_nsp", shuffle=training, seed=self.seed,
+            repeat=training, shuffle_buffer=self.shuffle_buffer, drop_remainder=True,
+            dynamic_masker=self.dynamic_masker if training else None)
+        return dataset.map(self._features_and_labels)
+
+    def _features_and_labels(self, batch):
+        features = {name: batch[feature] for feature, name in _INPUTS.items()}
+        labels = {k: batch[k] for k in (F.MASKED_LM_IDS, F.MASKED_LM_WEIGHTS)}
+        if self.objective == "mlm_nsp":
+            labels[F.NEXT_SENTENCE_LABELS] = tf.reshape(batch[F.NEXT_SENTENCE_LABELS], [-1])
+        return features, labels
 
     def loss(self, labels, outputs):
         return pretraining_loss(outputs, labels)
@@ -156,11 +92,11 @@ class PretrainingTask(Task):
         return metrics
 
     def update_metrics(self, metrics, labels, outputs):
-        weights = labels["masked_lm_weights"]
-        metrics[0].update_state(labels["masked_lm_ids"], outputs["mlm_logits"], weights)
+        weights = labels[F.MASKED_LM_WEIGHTS]
+        metrics[0].update_state(labels[F.MASKED_LM_IDS], outputs["mlm_logits"], weights)
         metrics[1].update_state(
-            masked_lm_losses(outputs["mlm_logits"], labels["masked_lm_ids"]), weights)
+            masked_lm_losses(outputs["mlm_logits"], labels[F.MASKED_LM_IDS]), weights)
         if self.objective == "mlm_nsp":
-            nsp = labels["next_sentence_labels"]
+            nsp = labels[F.NEXT_SENTENCE_LABELS]
             metrics[2].update_state(nsp, outputs["nsp_logits"])
             metrics[3].update_state(next_sentence_losses(outputs["nsp_logits"], nsp))

@@ -8,8 +8,10 @@ import pytest
 import tensorflow as tf
 
 from checkpoints.loader import CheckpointMismatchError
+from data.corpus_reader import CorpusError
+from data.pretraining_dataset import RecordLayoutError
 from tasks.optimization import OptimizerConfig
-from tasks.pretraining_task import InputError, PretrainingTask
+from tasks.pretraining_task import PretrainingTask
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer, write_results
 from tests.pretraining_records import TINY, write_records
@@ -86,20 +88,19 @@ def test_checkpoints_are_kept_up_to_the_limit(records, tmp_path):
 
 @pytest.mark.parametrize("change,message", [
     ({"skip": ["masked_lm_weights"]}, "'masked_lm_weights' is missing"),
-    ({"widths": {"input_ids": 12}}, "'input_ids' has 12 int64_list values, expected 16 "
-                                    r"\(--max_seq_length\)"),
-    ({"widths": {"masked_lm_positions": 3}}, r"expected 4 \(--max_predictions_per_seq\)"),
+    ({"widths": {"input_ids": 12}}, r"'input_ids' has 12 values, expected 16 \(--max_seq_length=16\)"),
+    ({"widths": {"masked_lm_positions": 3}}, r"'masked_lm_positions' has 3 values, expected 4 \(--max_predictions_per_seq=4\)"),
     ({"nsp": False}, "'next_sentence_labels' is missing"),
 ])
 def test_bad_records_are_named(tmp_path, change, message):
     path = write_records(tmp_path / "bad.tfrecord", count=2, **change)
     task = PretrainingTask(TINY, path, max_seq_length=16, max_predictions_per_seq=4)
-    with pytest.raises(InputError, match=message):
+    with pytest.raises(RecordLayoutError, match=f"bad.tfrecord: feature {message}"):
         task.build_dataset("train", 2, training=True)
 
 
 def test_input_glob_that_matches_nothing(tmp_path):
-    with pytest.raises(InputError, match="matches no files"):
+    with pytest.raises(CorpusError, match="not found"):
         PretrainingTask(TINY, str(tmp_path / "*.tfrecord"), 16, 4)
 
 
