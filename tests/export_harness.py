@@ -9,11 +9,13 @@ import sys
 import textwrap
 
 import keras
+import tensorflow as tf
 
 from checkpoints.loader import load_into
 from checkpoints.ours import save_weights
 from export.export_hub import export_hub
 from export.hub_encoder import build_pretrainer
+from export.warmup import read_warmup_requests
 from modeling import BertConfig
 from tests.conftest import FIXTURES, ROOT
 
@@ -41,7 +43,8 @@ _ROOT = {ROOT!r}
 assert all(os.path.abspath(p or ".") != _ROOT for p in sys.path), sys.path
 for _name in ("modeling", "export", "checkpoints", "data", "tasks"):
     _spec = importlib.util.find_spec(_name)
-    assert _spec is None or not str(_spec.origin or _spec.submodule_search_locations).startswith(_ROOT), _name
+    _where = _spec and (_spec.origin or next(iter(_spec.submodule_search_locations or []), ""))
+    assert not (_where or "").startswith(_ROOT), _name
 """
 
 
@@ -65,14 +68,25 @@ def export_tiny_hub(tmp, vocab_file, seed=3):
             "pretrainer": reloaded, "vocab_file": vocab_file}
 
 
+def check_warmup_requests(export_dir, signature_outputs):
+    """The SavedModel's TF Serving warmup file holds a request for every
+    signature in `signature_outputs` {name: output names}, and each runs."""
+    requests = read_warmup_requests(export_dir)
+    assert {name for name, _ in requests} == set(signature_outputs)
+    model = tf.saved_model.load(export_dir)
+    for name, inputs in requests:
+        outputs = model.signatures[name](**{k: tf.constant(v) for k, v in inputs.items()})
+        assert set(outputs) == set(signature_outputs[name]), name
+
+
 def run_fresh(script, workdir, timeout=600, **values):
     """Runs `script` (read from stdin) in a new isolated interpreter (`python -I`:
     no PYTHONPATH, no script directory, no user site) with cwd `workdir`. `values` are
     JSON-encoded into the global `ARGS`. Returns the process's stdout."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update(TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
-    source = (_NO_PROJECT_CODE + SAVED_MODEL_CLI + f"ARGS = __import__('json').loads({json.dumps(json.dumps(values))})\n"
-              + textwrap.dedent(script))
+    arguments = f"ARGS = __import__('json').loads({json.dumps(json.dumps(values))})\n"
+    source = _NO_PROJECT_CODE + SAVED_MODEL_CLI + arguments + textwrap.dedent(script)
     proc = subprocess.run([sys.executable, "-I", "-"], input=source, cwd=str(workdir), env=env,
                           capture_output=True, text=True, timeout=timeout)
     if proc.returncode:

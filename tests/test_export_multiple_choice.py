@@ -13,7 +13,8 @@ from data.multiple_choice_features import encode_example
 from data.tokenization import FullTokenizer
 from export.export_meta import ExportMeta
 from export.export_model import build_task_model, export_for_runner
-from tests.export_harness import HOSTILE_TEXTS, TINY_CONFIG, run_fresh, sentences
+from tests.export_harness import (HOSTILE_TEXTS, TINY_CONFIG, check_warmup_requests, run_fresh,
+                                  sentences)
 
 SEQ_LENGTH, CHOICES = 32, 4
 
@@ -69,12 +70,12 @@ def served(tmp_path_factory, uncased_vocab_file):
                                    for row in endings]
     report = json.loads(run_fresh(_LOADER, tmp, export_dir=export_dir, **args)
                         .strip().splitlines()[-1])
-    return report, cases, model, FullTokenizer(uncased_vocab_file, do_lower_case=True)
+    return report, cases, model, FullTokenizer(uncased_vocab_file, do_lower_case=True), export_dir
 
 
 @pytest.mark.parametrize("name", ["real", "hostile"])
 def test_probabilities_equal_in_process_model(served, name):
-    report, cases, model, tokenizer = served
+    report, cases, model, tokenizer, _ = served
     contexts, endings = cases[name]
     rows = [encode_example(tokenizer, _Example(c, e), SEQ_LENGTH)[0] for c, e in zip(contexts, endings)]
     inputs = {key: np.stack([r[i] for r in rows])
@@ -93,3 +94,7 @@ def test_saved_model_cli_lists_the_signature(served):
     assert "signature_def['serving_default']" in shown
     for name in ("context", "endings", "probabilities", "label_ids"):
         assert f"['{name}']" in shown, name
+
+
+def test_warmup_requests_run(served):
+    check_warmup_requests(served[-1], {"serving_default": ("probabilities", "label_ids")})

@@ -18,7 +18,8 @@ from data.tokenization import FullTokenizer
 from export.export_meta import ExportMeta, read_export_meta, write_export_meta
 from export.export_model import build_task_model, export_model
 from tasks.ner_predictions import values_per_word
-from tests.export_harness import HOSTILE_TEXTS, TINY_CONFIG, run_fresh, sentences
+from tests.export_harness import (HOSTILE_TEXTS, TINY_CONFIG, check_warmup_requests, run_fresh,
+                                  sentences)
 
 LABELS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC")
 SEQ_LENGTH, DOC_STRIDE = 16, 4  # several windows per sentence
@@ -126,3 +127,8 @@ def test_saved_model_cli_lists_the_outputs(served):
     for name in ("text", "entity_types", "entity_texts", "entity_starts", "entity_ends",
                  "num_entities"):
         assert f"['{name}']" in shown, name
+
+
+def test_warmup_requests_run(exported):
+    check_warmup_requests(exported["export_dir"], {"serving_default": (
+        "entity_types", "entity_texts", "entity_starts", "entity_ends", "num_entities")})

@@ -20,7 +20,7 @@ from export.export_meta import ExportMeta, read_export_meta, write_export_meta
 from export.export_model import build_task_model, export_for_runner, export_model
 from tasks.squad_postprocess import PostprocessConfig, postprocess
 from tests.conftest import FIXTURES
-from tests.export_harness import HOSTILE_TEXTS, TINY_CONFIG, run_fresh
+from tests.export_harness import HOSTILE_TEXTS, TINY_CONFIG, check_warmup_requests, run_fresh
 
 SEQ_LENGTH, DOC_STRIDE, QUERY_LENGTH = 48, 16, 12  # several windows per context
 SQUAD = {"max_query_length": QUERY_LENGTH, "n_best_size": 20, "max_answer_length": 30}
@@ -99,7 +99,7 @@ def served(tmp_path_factory, uncased_vocab_file):
                 args[f"{version}_{name}_{key}"] = [
                     base64.b64encode(getattr(e, field).encode("utf-8")).decode() for e in items]
     report = json.loads(run_fresh(_LOADER, tmp, **args).strip().splitlines()[-1])
-    return report, examples, models, tokenizer, thresholds
+    return report, examples, models, tokenizer, thresholds, exported
 
 
 def _python_predictions(model, examples, tokenizer, v2, threshold):
@@ -119,7 +119,7 @@ def _python_predictions(model, examples, tokenizer, v2, threshold):
 @pytest.mark.parametrize("version", ["v1", "v2"])
 @pytest.mark.parametrize("name", ["fixture", "hostile"])
 def test_served_answers_equal_python_postprocessing(served, version, name):
-    report, examples, models, tokenizer, thresholds = served
+    report, examples, models, tokenizer, thresholds, _ = served
     items = examples[version][name]
     predictions, num_windows = _python_predictions(models[version], items, tokenizer,
                                                    version == "v2", thresholds[version])
@@ -155,3 +155,9 @@ def test_saved_model_cli_lists_the_outputs(served):
                      "probability"):
             assert f"['{name}']" in shown, (version, name)
         assert ("['has_answer']" in shown) == (version == "v2")
+
+
+def test_warmup_requests_run(served):
+    check_warmup_requests(served[-1]["v2"], {"serving_default": (
+        "answer_text", "answer_start", "answer_end", "score", "probability", "has_answer",
+        "null_odds")})
