@@ -24,6 +24,8 @@ import os
 from absl import app, flags, logging
 
 from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
+from export.export_meta import SQUAD_OPTIONS, ExportMeta, write_export_meta
+from export.export_model import export_model
 from tasks.optimization import OptimizerConfig
 from tasks.question_answering_task import QuestionAnsweringConfig, QuestionAnsweringTask
 from tasks.run_options import RunOptions, define_flags
@@ -57,7 +59,20 @@ flags.DEFINE_float("null_score_diff_threshold", 0.0, "SQuAD 2.0: answer \"\" whe
 flags.DEFINE_bool("do_eval", False, "Score the predictions (official EM/F1) into "
                   "eval_results.json; automatic when --predict_file has answers.")
 
+flags.DEFINE_string("export_dir", None, "Write the serving SavedModel (question and context in, "
+                    "answer out) here after training.")
+
 FLAGS = flags.FLAGS
+
+
+def write_export(config, output_dir, export_dir):
+    """export_meta.json for `python -m export.export_model`, and the SavedModel when asked."""
+    meta = ExportMeta("squad", config.bert_config, config.vocab_file, config.do_lower_case,
+                      config.max_seq_length, doc_stride=config.doc_stride,
+                      squad={name: getattr(config, name) for name in SQUAD_OPTIONS})
+    write_export_meta(output_dir, meta)
+    if export_dir:
+        logging.info("Wrote the serving SavedModel to %s", export_model(meta, export_dir, output_dir))
 
 EVAL_RESULTS = "eval_results.json"
 
@@ -89,6 +104,8 @@ def main(_):
         trainer.train(FLAGS.train_batch_size, num_steps, OptimizerConfig(
             name=FLAGS.optimizer, learning_rate=FLAGS.learning_rate,
             num_warmup_steps=int(num_steps * FLAGS.warmup_proportion)))
+    if trainer.is_chief and (FLAGS.do_train or FLAGS.export_dir):
+        write_export(task.config, options.output_dir, FLAGS.export_dir)
     if not (FLAGS.do_predict or FLAGS.do_eval):
         return
     predictions = task.predictions(trainer.predict(FLAGS.predict_batch_size, split="predict"))
