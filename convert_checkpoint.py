@@ -14,7 +14,7 @@ import shutil
 
 from absl import app, flags, logging
 
-from checkpoints.config_resolver import resolve_bert_config
+from checkpoints.companion_files import resolve_bert_config
 from checkpoints.export_formats import to_hf, to_tf1
 from checkpoints.huggingface import write_hf_dir
 from checkpoints.loader import load_into
