@@ -62,7 +62,7 @@ def text_pretraining_dataset(
     if repeat:
         lines = lines.repeat()
     dataset = lines.batch(lines_per_chunk).enumerate()
-    dataset = dataset.map(lambda index, chunk: builder(index, chunk, tokenizer))
+    dataset = dataset.map(lambda index, chunk: builder(index, chunk, tokenizer), num_parallel_calls=tf.data.AUTOTUNE)
     dataset = dataset.unbatch().shuffle(shuffle_buffer, seed=config.random_seed, reshuffle_each_iteration=True)
     dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
     if not config.left_to_right:
