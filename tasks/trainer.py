@@ -193,15 +193,15 @@ class Trainer:
                 f"train batch size {batch_size} is not divisible by grad_accum_steps x replicas "
                 f"= {self.options.grad_accum_steps} x {self.strategy.num_replicas_in_sync}")
         _check_writable(self.options.output_dir)
-        optimizer_ = self._make_optimizer(optimizer, num_steps)
+        keras_optimizer = self._make_optimizer(optimizer, num_steps)
         # A plain tf.data iterator, checkpointable (a distributed one is not):
         # every worker reads the same global batches and keeps its replicas' slices.
         iterator = iter(self.task.build_dataset(
             "train", batch_size // self.options.grad_accum_steps, training=True))
-        checkpoint = self._checkpoint(optimizer_, iterator)
+        checkpoint = self._checkpoint(keras_optimizer, iterator)
         self._restore_or_initialize(checkpoint, partial=False)
         manager = self._manager(checkpoint)
-        train_loop = self._make_train_loop(optimizer_, batch_size)
+        train_loop = self._make_train_loop(keras_optimizer, batch_size)
         writer = (tf.summary.create_file_writer(os.path.join(self.options.output_dir, "train"))
                   if self.is_chief else tf.summary.create_noop_writer())
         records = []
@@ -218,7 +218,7 @@ class Trainer:
             step += chunk
             if step % self.options.log_steps == 0 or step == num_steps:
                 elapsed = time.time() - start
-                record = self._log(step, loss, optimizer_, writer,
+                record = self._log(step, loss, keras_optimizer, writer,
                                    (step - start_step) * batch_size / max(elapsed, 1e-9))
                 records.append(record)
                 start, start_step = time.time(), step

@@ -9,7 +9,10 @@ import tensorflow as tf
 
 from checkpoints.loader import CheckpointMismatchError
 from data.corpus_reader import CorpusError
+from data.pretraining_config import MaskingOptions
 from data.pretraining_dataset import RecordLayoutError
+from data.tf_masking import DynamicMasker
+from data.vocab import Vocab
 from tasks.optimization import OptimizerConfig
 from tasks.pretraining_task import PretrainingTask
 from tasks.run_options import RunOptions
@@ -119,3 +122,26 @@ def test_init_checkpoint_of_another_config_is_a_clear_error(records, tmp_path):
     with pytest.raises(CheckpointMismatchError, match="embeddings.*shape"):
         run.train(8, 1, OptimizerConfig())
     assert not os.path.exists(tmp_path / "wider" / "checkpoint")
+
+
+def test_dynamic_masking_remasks_training_batches_only(records):
+    vocab = Vocab(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"t{i}" for i in range(95)])
+    masker = DynamicMasker(vocab, MaskingOptions(max_predictions_per_seq=4))
+    static = PretrainingTask(TINY, records, 16, 4)
+    dynamic = PretrainingTask(TINY, records, 16, 4, dynamic_masker=masker)
+
+    def originals(features, labels):
+        ids = features["input_word_ids"].numpy().copy()
+        valid = labels["masked_lm_weights"].numpy() > 0
+        for row, (positions, ids_) in enumerate(zip(features["masked_lm_positions"].numpy(),
+                                                    labels["masked_lm_ids"].numpy())):
+            ids[row, positions[valid[row]]] = ids_[valid[row]]
+        return ids
+
+    for training in (True, False):
+        a, b = (next(iter(task.build_dataset("train", 8, training=training)))
+                for task in (static, dynamic))
+        # Same examples in the same order; the masks differ only when training.
+        np.testing.assert_array_equal(originals(*a), originals(*b))
+        same = np.array_equal(a[0]["masked_lm_positions"], b[0]["masked_lm_positions"])
+        assert same != training

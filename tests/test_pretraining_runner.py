@@ -1,0 +1,107 @@
+"""`run_pretraining.py` end to end: eval_results.txt, two-phase training, and a
+run killed with SIGKILL that resumes as if it had never stopped."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from tests.conftest import ROOT
+from tests.pretraining_records import TINY, write_records
+
+TIMEOUT_S = 600
+ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pretraining")
+    TINY.to_json_file(str(root / "bert_config.json"))
+    return {"root": root, "config": str(root / "bert_config.json"),
+            "seq16": write_records(root / "seq16.tfrecord", count=32, seq_length=16),
+            "seq32": write_records(root / "seq32.tfrecord", count=32, seq_length=32, seed=1)}
+
+
+def command(setup, output_dir, records, seq, *extra):
+    return [sys.executable, os.path.join(ROOT, "run_pretraining.py"), f"--input_file={records}",
+            f"--output_dir={output_dir}", f"--bert_config_file={setup['config']}",
+            "--train_batch_size=4", "--eval_batch_size=4", f"--max_seq_length={seq}",
+            "--max_predictions_per_seq=4", "--num_warmup_steps=2", "--learning_rate=1e-3",
+            *extra]
+
+
+def run(args):
+    done = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    return done.stderr
+
+
+def read_results(path):
+    return dict(line.split(" = ") for line in open(path).read().splitlines())
+
+
+def test_phase_two_starts_from_phase_one_at_a_longer_length(setup, tmp_path):
+    phase1, phase2 = tmp_path / "phase1", tmp_path / "phase2"
+    run(command(setup, phase1, setup["seq16"], 16, "--do_train", "--do_eval",
+                "--num_train_steps=3", "--max_eval_steps=2"))
+    results = read_results(phase1 / "eval_results.txt")
+    assert set(results) == {"global_step", "loss", "masked_lm_accuracy", "masked_lm_loss",
+                            "next_sentence_accuracy", "next_sentence_loss"}
+    assert results["global_step"] == "3"
+    assert 0.0 <= float(results["masked_lm_accuracy"]) <= 1.0
+    assert (phase1 / "bert_config.json").exists()
+
+    log = run(command(setup, phase2, setup["seq32"], 32, "--do_train", "--do_eval",
+                      "--num_train_steps=2", "--max_eval_steps=2", f"--init_checkpoint={phase1}"))
+    # Every weight, position embeddings included, comes from phase 1; step and optimizer restart.
+    assert "variables from trainer checkpoint" in log
+    assert "not in checkpoint" not in log
+    assert read_results(phase2 / "eval_results.txt")["global_step"] == "2"
+
+
+def checkpoint_values(output_dir):
+    reader = tf.train.load_checkpoint(str(output_dir))
+    return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()
+            if name.startswith(("model/", "optimizer/", "rng/", "step/"))}
+
+
+@pytest.mark.slow
+def test_sigkill_then_restart_continues_as_if_uninterrupted(setup, tmp_path):
+    """Dropout on, shuffled input: equal final weights need the model, optimizer,
+    step, dropout RNG and input position all restored."""
+    steps = 120
+    args = lambda out: command(setup, out, setup["seq16"], 16, "--do_train",  # noqa: E731
+                               f"--num_train_steps={steps}", "--save_checkpoints_steps=10",
+                               "--log_steps=10", "--keep_checkpoint_max=2")
+    straight, killed = tmp_path / "straight", tmp_path / "killed"
+    reference = subprocess.Popen(args(straight), env=ENV, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+    victim = subprocess.Popen(args(killed), env=ENV, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + TIMEOUT_S
+        while tf.train.latest_checkpoint(str(killed)) is None and victim.poll() is None:
+            assert time.time() < deadline, "no checkpoint appeared"
+            time.sleep(0.05)
+        victim.send_signal(signal.SIGKILL)
+        victim.wait()
+        assert reference.wait(timeout=TIMEOUT_S) == 0
+    finally:
+        for p in (reference, victim):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    interrupted_at = int(tf.train.latest_checkpoint(str(killed)).rsplit("-", 1)[1])
+    assert interrupted_at < steps, "the run finished before it could be killed"
+
+    log = run(args(killed))
+    assert f"(step {interrupted_at})" in log
+    want, got = checkpoint_values(straight), checkpoint_values(killed)
+    assert sorted(got) == sorted(want) and any(k.startswith("rng/") for k in got)
+    for name in want:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
