@@ -83,13 +83,18 @@ def learn_vocabulary(input_files, vocab_size=30522, do_lower_case=True, num_unus
 
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("input_file", None, "Text file(s) or glob(s), comma-separated.")
-flags.DEFINE_string("output_file", None, "Where to write vocab.txt.")
-flags.DEFINE_integer("vocab_size", 30522, "Number of tokens, reserved ones included (at most).")
-flags.DEFINE_bool("do_lower_case", True, "Learn an uncased vocabulary (lower-cased, accents stripped).")
-flags.DEFINE_integer("num_unused", 994, "Number of [unusedN] tokens (the released vocabularies have 994).")
-flags.DEFINE_integer("lower_thresh", 10, "Lowest count a learned piece may have (smaller corpora need less).")
-flags.DEFINE_integer("max_unique_chars", 1000, "Largest alphabet; words with rarer characters are not learned from.")
+
+
+def define_flags():
+    """Defined only when run as a script: tests import this module beside others
+    (the original create_pretraining_data) that define the same flag names."""
+    flags.DEFINE_string("input_file", None, "Text file(s) or glob(s), comma-separated.")
+    flags.DEFINE_string("output_file", None, "Where to write vocab.txt.")
+    flags.DEFINE_integer("vocab_size", 30522, "Number of tokens, reserved ones included (at most).")
+    flags.DEFINE_bool("do_lower_case", True, "Learn an uncased vocabulary (lower-cased, accents stripped).")
+    flags.DEFINE_integer("num_unused", 994, "Number of [unusedN] tokens (the released vocabularies have 994).")
+    flags.DEFINE_integer("lower_thresh", 10, "Lowest count a learned piece may have (smaller corpora need less).")
+    flags.DEFINE_integer("max_unique_chars", 1000, "Largest alphabet; words with rarer characters are not learned from.")
 
 
 def main(argv):
@@ -110,5 +115,6 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    define_flags()
     flags.mark_flags_as_required(["input_file", "output_file"])
     app.run(main)
