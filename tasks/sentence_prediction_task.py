@@ -171,8 +171,8 @@ class SentencePredictionTask(Task):
     def update_metrics(self, metrics, labels, outputs):
         logits = keras.ops.cast(outputs["logits"], "float32")
         for metric in metrics:
-            if self.is_regression:
-                metric.update_state(labels["label"], logits[:, 0])
+            if self.is_regression:  # [batch, 1]: a squared error per example, not per batch
+                metric.update_state(keras.ops.expand_dims(labels["label"], -1), logits)
             else:
                 metric.update_state(labels["label"], logits)
 

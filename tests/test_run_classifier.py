@@ -93,6 +93,12 @@ def test_regression_loss_metrics_and_prediction_order(sts_task, tmp_path):
     assert outputs["logits"].shape == (2, 1)
     np.testing.assert_allclose(sts_task.loss(labels, outputs).numpy(),
                                (outputs["logits"].numpy()[:, 0] - [5.0, 4.75]) ** 2, rtol=1e-5)
+    # The streaming MSE averages over examples, not over batches of unequal size.
+    mse = sts_task.build_metrics()[0]
+    sts_task.update_metrics([mse], {"label": tf.constant([1.0, 2.0])},
+                            {"logits": tf.constant([[1.0], [4.0]])})
+    sts_task.update_metrics([mse], {"label": tf.constant([0.0])}, {"logits": tf.constant([[1.0]])})
+    assert float(mse.result()) == pytest.approx((0 + 4 + 1) / 3)
     metrics = sts_task.evaluate({"label": np.array([5.0, 4.75, 1.0]),
                                  "logits": np.array([[4.0], [3.0], [2.5]])})
     assert set(metrics) == {"pearson", "spearman"}
