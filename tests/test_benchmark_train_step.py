@@ -1,0 +1,57 @@
+"""`benchmarks/train_step.py` runs on JAX without TensorFlow, and on TensorFlow."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.pretraining_records import TINY
+
+# Runs the benchmark with `import tensorflow` made to fail, as on a machine without it.
+NO_TENSORFLOW = """
+import runpy, sys
+class NoTensorFlow:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "tensorflow":
+            raise ImportError("TensorFlow is not installed here")
+sys.meta_path.insert(0, NoTensorFlow())
+sys.argv = [{script!r}] + sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+assert not [m for m in sys.modules if m.split(".")[0] == "tensorflow"]
+"""
+
+
+def run_benchmark(tmp_path, backend, *extra):
+    config = tmp_path / "bert_config.json"
+    TINY.to_json_file(str(config))
+    script = os.path.join(ROOT, "benchmarks", "train_step.py")
+    args = [f"--bert_config_file={config}", "--batch_size=4", "--seq_length=16",
+            "--max_predictions=4", "--steps=2", "--warmup_steps=1", *extra]
+    command = ([sys.executable, "-c", NO_TENSORFLOW.format(script=script), *args]
+               if backend == "jax" else [sys.executable, script, *args])
+    done = subprocess.run(command, env={**os.environ, "KERAS_BACKEND": backend,
+                                        "CUDA_VISIBLE_DEVICES": "", "TF_CPP_MIN_LOG_LEVEL": "2"},
+                          capture_output=True, text=True, timeout=600, cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def expected_flops(batch=4, seq=16, predictions=4):
+    h, i, layers, v = (TINY.hidden_size, TINY.intermediate_size, TINY.num_hidden_layers,
+                       TINY.vocab_size)
+    n = layers * (4 * h * h + 4 * h + 2 * h * i + i + h + 4 * h)
+    return batch * (seq * (6 * n + 12 * layers * h * seq) + predictions * 6 * (h * h + v * h)
+                    + 6 * (h * h + 2 * h))
+
+
+@pytest.mark.parametrize("backend,extra", [("jax", ["--mixed_precision=bf16"]),
+                                           ("tensorflow", [])])
+def test_benchmark_reports_throughput_and_flops(tmp_path, backend, extra):
+    result = run_benchmark(tmp_path, backend, *extra)
+    assert result["backend"] == backend
+    assert result["examples_per_second"] > 0 and result["achieved_tflops"] > 0
+    assert result["model_tflops_per_step"] * 1e12 == pytest.approx(expected_flops())
+    assert result["loss_last"] < 20
