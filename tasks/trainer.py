@@ -81,7 +81,15 @@ class Trainer:
         the model once (`task.initialize`, e.g. from --init_checkpoint)."""
         latest = tf.train.latest_checkpoint(self.options.output_dir)
         if latest:
-            status = checkpoint.restore(latest)
+            try:
+                status = checkpoint.restore(latest)
+            except (tf.errors.OpError, ValueError) as e:
+                message = e.message if isinstance(e, tf.errors.OpError) else str(e)
+                raise ValueError(
+                    f"{latest} does not fit this run (the model or the input pipeline changed "
+                    f"since it was written): {message.strip().splitlines()[0]}. To start from "
+                    f"its weights, use a new output_dir with --init_checkpoint="
+                    f"{self.options.output_dir}") from None
             if partial:
                 status.expect_partial()
             else:

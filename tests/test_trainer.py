@@ -20,6 +20,7 @@ from tasks.trainer import Trainer, write_results
 from tests.pretraining_records import TINY, write_records
 
 NO_DROPOUT = TINY.replace(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+TINY_VOCAB = Vocab(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"t{i}" for i in range(95)])
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +88,11 @@ def test_checkpoints_are_kept_up_to_the_limit(records, tmp_path):
     assert tf.train.latest_checkpoint(str(tmp_path)).endswith("ckpt-4")
     # Already at num_steps: nothing to do, nothing breaks.
     assert trainer(records, tmp_path).train(8, 4, OptimizerConfig()) == []
+    # Another input pipeline cannot take the saved input position: a clear error.
+    task = PretrainingTask(NO_DROPOUT, records, 16, 4, dynamic_masker=DynamicMasker(
+        TINY_VOCAB, MaskingOptions(max_predictions_per_seq=4)))
+    with pytest.raises(ValueError, match="does not fit this run.*--init_checkpoint="):
+        Trainer(task, RunOptions(output_dir=str(tmp_path))).train(8, 6, OptimizerConfig())
 
 
 @pytest.mark.parametrize("change,message", [
@@ -125,8 +131,7 @@ def test_init_checkpoint_of_another_config_is_a_clear_error(records, tmp_path):
 
 
 def test_dynamic_masking_remasks_training_batches_only(records):
-    vocab = Vocab(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"t{i}" for i in range(95)])
-    masker = DynamicMasker(vocab, MaskingOptions(max_predictions_per_seq=4))
+    masker = DynamicMasker(TINY_VOCAB, MaskingOptions(max_predictions_per_seq=4))
     static = PretrainingTask(TINY, records, 16, 4)
     dynamic = PretrainingTask(TINY, records, 16, 4, dynamic_masker=masker)
 
