@@ -218,21 +218,23 @@ class Trainer:
             logging.info("Already trained to step %d of %d", step, num_steps)
             return records
         logging.info("Training from step %d to %d, batch %d", step, num_steps, batch_size)
-        start, start_step = time.time(), step
+        # Mean loss and examples/s over each log interval; saving is not training time.
+        interval_loss, interval_steps, interval_seconds = 0.0, 0, 0.0
         while step < num_steps:
             chunk = _steps_to_boundary(step, num_steps, self.options.steps_per_loop,
                                        self.options.log_steps, self.options.save_checkpoints_steps)
+            start = time.perf_counter()
             loss = float(train_loop(iterator, tf.constant(chunk, tf.int32)))
+            interval_seconds += time.perf_counter() - start
+            interval_loss, interval_steps = interval_loss + loss * chunk, interval_steps + chunk
             step += chunk
             if step % self.options.log_steps == 0 or step == num_steps:
-                elapsed = time.time() - start
-                record = self._log(step, loss, keras_optimizer, writer,
-                                   (step - start_step) * batch_size / max(elapsed, 1e-9))
-                records.append(record)
-                start, start_step = time.time(), step
+                records.append(self._log(
+                    step, interval_loss / interval_steps, keras_optimizer, writer,
+                    interval_steps * batch_size / max(interval_seconds, 1e-9)))
+                interval_loss, interval_steps, interval_seconds = 0.0, 0, 0.0
             if step % self.options.save_checkpoints_steps == 0 or step == num_steps:
                 self._save(manager)
-                start = time.time()  # Saving is not training time.
         writer.flush()
         return records
 
