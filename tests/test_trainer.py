@@ -50,6 +50,17 @@ def test_gradient_accumulation_equals_one_large_batch(records, tmp_path):
     for path in a:
         np.testing.assert_allclose(a[path], b[path], atol=1e-5, err_msg=path)
 
+def test_xla_step_matches_the_plain_step(records, tmp_path):
+    config = OptimizerConfig(learning_rate=1e-2)
+    plain = trainer(records, tmp_path / "plain")
+    plain.train(batch_size=8, num_steps=2, optimizer=config)
+    xla = trainer(records, tmp_path / "xla", jit_compile=True)
+    xla.train(batch_size=8, num_steps=2, optimizer=config)
+    a, b = weights(plain), weights(xla)
+    for path in a:
+        np.testing.assert_allclose(a[path], b[path], atol=1e-5, err_msg=path)
+
+
 def test_fp16_trains_with_loss_scaling_and_evaluates(records, tmp_path):
     run = trainer(records, tmp_path, mixed_precision="fp16", log_steps=2)
     assert run.model.get_layer("masked_lm").compute_dtype == "float16"
