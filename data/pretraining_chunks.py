@@ -16,7 +16,7 @@ from data.cached_tokenizer import CachedTokenizer
 from data.example_encoding import encode_examples
 from data.masking import Masker, next_token_targets
 from data.pretraining_instances import InstanceBuilder, to_arrays
-from data.tfrecord_writer import frame_records
+from data.tfrecord_writer import frame_records, shard_blobs
 from data.tokenization import FullTokenizer
 
 # Instances serialized together: large enough for whole-array NumPy work to
@@ -29,11 +29,12 @@ class ChunkProcessor:
 
     Example:
     >>> processor = ChunkProcessor(config, "vocab.txt", do_lower_case=True)
-    >>> records, counts = processor(0, [["A sentence.", "Another one."], ["Doc two."]])
+    >>> blobs, shard_counts, counts = processor(0, [["A sentence.", "Another one."], ["Doc two."]])
     """
 
-    def __init__(self, config, vocab_file, do_lower_case):
+    def __init__(self, config, vocab_file, do_lower_case, num_shards=1):
         self.config = config
+        self.num_shards = num_shards
         self.tokenizer = CachedTokenizer(FullTokenizer(vocab_file, do_lower_case))
         vocab = self.tokenizer.vocab
         self.builder = InstanceBuilder(
@@ -54,7 +55,9 @@ class ChunkProcessor:
         self.layout = F.feature_layout(config.max_seq_length, config.label_width, config.next_sentence_prediction)
 
     def __call__(self, chunk_index, documents):
-        """Framed TFRecord records of the chunk, and counts for the summary."""
+        """The chunk's framed TFRecord records as one blob per output shard
+        (record i of the chunk goes to shard (chunk_index + i) % num_shards),
+        the record count per shard, and counts for the summary."""
         counts = collections.Counter()
         tokenized = self.tokenize(documents, counts)
         seed = [self.config.random_seed, chunk_index]
@@ -63,11 +66,15 @@ class ChunkProcessor:
         instances = self.builder.build(tokenized, self.config.dupe_factor, rng)
         counts["short_targets"] += self.builder.short_targets
         masking_rng = np.random.default_rng(seed)
-        records = []
+        parts, shard_counts = [[] for _ in range(self.num_shards)], [0] * self.num_shards
         for start in range(0, len(instances), _ENCODE_BATCH):
             features = self.features(instances[start : start + _ENCODE_BATCH], masking_rng, counts)
-            records += frame_records(encode_examples(features, self.layout))
-        return records, counts
+            framed = frame_records(encode_examples(features, self.layout))
+            blobs, batch_counts = shard_blobs(framed, self.num_shards, (chunk_index + start) % self.num_shards)
+            for shard in range(self.num_shards):
+                parts[shard].append(blobs[shard])
+                shard_counts[shard] += batch_counts[shard]
+        return [b"".join(p) for p in parts], shard_counts, counts
 
     def tokenize(self, documents, counts):
         """Documents of token-id sentences; lines with no tokens are skipped and

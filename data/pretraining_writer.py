@@ -1,6 +1,6 @@
 """The offline pretraining-data writer: streams a corpus in chunks through a
-pool of worker processes and writes their records, in chunk order, round-robin
-over the output shards.
+pool of worker processes and writes their records, in chunk order, to the
+output shards (round-robin, as dealt by each chunk).
 
 At most two chunks per worker are in flight, so memory stays bounded however
 large the corpus is, and results are written in chunk order, so the output
@@ -46,15 +46,15 @@ def write_pretraining_data(
 ):
     """Writes the TFRecords and returns the summary counts (a dict)."""
     input_files = corpus_reader.expand_input_files(input_files)
-    processor_args = (config, vocab_file, do_lower_case)
+    processor_args = (config, vocab_file, do_lower_case, len(output_files))
     processor = ChunkProcessor(*processor_args)  # fails early on a bad vocab
     read_stats = corpus_reader.ReadStats()
     chunks = corpus_reader.chunk_documents(corpus_reader.read_documents(input_files, read_stats), documents_per_chunk)
     counts = collections.Counter()
     progress = _Progress(counts, read_stats, log_every_seconds)
     with ShardedRecordWriter(output_files) as writer:
-        for records, chunk_counts in _process_in_order(chunks, processor, processor_args, num_workers):
-            writer.write(records)
+        for blobs, shard_counts, chunk_counts in _process_in_order(chunks, processor, processor_args, num_workers):
+            writer.write(blobs, shard_counts)
             counts.update(chunk_counts)
             progress.maybe_log()
     counts.update(
@@ -68,7 +68,7 @@ def write_pretraining_data(
 
 
 def _process_in_order(chunks, processor, processor_args, num_workers):
-    """(records, counts) of each chunk, in chunk order."""
+    """(shard blobs, shard counts, counts) of each chunk, in chunk order."""
     if num_workers <= 1:
         for index, chunk in enumerate(chunks):
             yield processor(index, chunk)

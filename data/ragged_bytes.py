@@ -42,14 +42,9 @@ class RaggedBytes(NamedTuple):
 
     def to_bytes(self):
         """Python bytes objects, one per row."""
-        return split_bytes(self.flat(), self.lengths())
-
-
-def split_bytes(flat, lengths):
-    """Consecutive byte strings of the given lengths from a flat uint8 array."""
-    data = flat.tobytes()
-    ends = np.cumsum(lengths).tolist()
-    return [data[start:end] for start, end in zip([0] + ends[:-1], ends)]
+        data = self.flat().tobytes()
+        ends = np.cumsum(self.lengths()).tolist()
+        return [data[start:end] for start, end in zip([0] + ends[:-1], ends)]
 
 
 def right_aligned(flat, lengths):

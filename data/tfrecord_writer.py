@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from data.ragged_bytes import right_aligned, split_bytes
+from data.ragged_bytes import RaggedBytes, right_aligned
 from utils.files import atomic_output
 
 _CASTAGNOLI = 0x82F63B78
@@ -84,22 +84,28 @@ def masked_crc32c(flat, lengths):
 
 
 def frame_records(records):
-    """The TFRecord framing of each row of a RaggedBytes, as bytes objects."""
+    """The TFRecord framing of each row of a RaggedBytes, as a RaggedBytes."""
     flat, lengths = records.flat(), records.lengths()
     length_bytes = lengths.astype("<u8").view(np.uint8)
     length_crcs = masked_crc32c(length_bytes, np.full(len(lengths), 8))
-    headers = np.concatenate(
-        [length_bytes.reshape(-1, 8), length_crcs.astype("<u4").view(np.uint8).reshape(-1, 4)], axis=1
+
+    def dense(array, width):
+        return RaggedBytes.dense(array.astype(f"<u{width}").view(np.uint8).reshape(-1, width))
+
+    return RaggedBytes.concat(
+        [dense(lengths, 8), dense(length_crcs, 4), records, dense(masked_crc32c(flat, lengths), 4)]
     )
-    footers = masked_crc32c(flat, lengths).astype("<u4").view(np.uint8).reshape(-1, 4)
-    return [
-        header + data + footer
-        for header, data, footer in zip(
-            split_bytes(headers.reshape(-1), np.full(len(lengths), 12)),
-            split_bytes(flat, lengths),
-            split_bytes(footers.reshape(-1), np.full(len(lengths), 4)),
-        )
-    ]
+
+
+def shard_blobs(framed, num_shards, first_shard=0):
+    """Framed records dealt round-robin over `num_shards`, record 0 to
+    `first_shard`: one bytes blob and a record count per shard."""
+    blobs, counts = [], []
+    for shard in range(num_shards):
+        rows = RaggedBytes(*(a[(shard - first_shard) % num_shards :: num_shards] for a in framed))
+        blobs.append(rows.flat().tobytes())
+        counts.append(len(rows))
+    return blobs, counts
 
 
 def _new_file_mode():
@@ -111,17 +117,16 @@ def _new_file_mode():
 
 
 class ShardedRecordWriter:
-    """Writes framed records round-robin over `paths`, atomically per shard.
+    """Writes blobs of framed records to shard files, atomically per shard.
 
     Example:
     >>> with ShardedRecordWriter(["a.tfrecord", "b.tfrecord"]) as writer:
-    ...     writer.write(frame_records(encode_examples(features, layout)))
+    ...     writer.write(*shard_blobs(frame_records(encode_examples(features, layout)), 2))
     """
 
     def __init__(self, paths):
         self.paths = list(paths)
         self.counts = [0] * len(self.paths)
-        self._next = 0
         self._files = []
         self._stack = contextlib.ExitStack()
 
@@ -137,9 +142,8 @@ class ShardedRecordWriter:
     def __exit__(self, *exc_info):
         return self._stack.__exit__(*exc_info)
 
-    def write(self, framed_records):
-        files, shards = self._files, len(self._files)
-        for record in framed_records:
-            files[self._next].write(record)
-            self.counts[self._next] += 1
-            self._next = (self._next + 1) % shards
+    def write(self, blobs, counts):
+        """One blob of framed records (and its record count) per shard."""
+        for shard, (blob, count) in enumerate(zip(blobs, counts)):
+            self._files[shard].write(blob)
+            self.counts[shard] += count

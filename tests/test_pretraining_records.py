@@ -14,7 +14,7 @@ from data import text_classes
 from data.cached_tokenizer import _SPLIT_BUT_DELETED, CachedTokenizer
 from data.example_encoding import encode_examples, varints
 from data.pretraining_features import feature_layout
-from data.tfrecord_writer import ShardedRecordWriter, crc32c, frame_records
+from data.tfrecord_writer import ShardedRecordWriter, crc32c, frame_records, shard_blobs
 from data.tokenization import FullTokenizer
 
 
@@ -48,12 +48,16 @@ def test_tfrecord_files_are_identical_to_tensorflows(tmp_path):
 
     records = encode_examples(random_features(np.random.default_rng(1), 300), feature_layout(16, 4)).to_bytes()
     records.append(b"")  # the framing must also hold for an empty record
-    with ShardedRecordWriter([str(tmp_path / "ours")]) as writer:
-        writer.write(frame_records(_ragged(records)))
-    with tf.io.TFRecordWriter(str(tmp_path / "theirs")) as writer:
-        for record in records:
-            writer.write(record)
-    assert (tmp_path / "ours").read_bytes() == (tmp_path / "theirs").read_bytes()
+    shards = [str(tmp_path / f"ours-{i}") for i in range(3)]
+    with ShardedRecordWriter(shards) as writer:
+        writer.write(*shard_blobs(frame_records(_ragged(records)), 3, first_shard=1))
+    for shard in range(3):
+        # Record 0 went to shard 1, record 1 to shard 2, record 2 to shard 0, ...
+        expected = tmp_path / f"theirs-{shard}"
+        with tf.io.TFRecordWriter(str(expected)) as writer:
+            for record in records[(shard - 1) % 3 :: 3]:
+                writer.write(record)
+        assert (tmp_path / f"ours-{shard}").read_bytes() == expected.read_bytes()
 
 
 def _ragged(records):
@@ -87,7 +91,7 @@ def test_varints_match_protobuf():
 def test_writer_leaves_nothing_behind_on_failure(tmp_path):
     with pytest.raises(RuntimeError):
         with ShardedRecordWriter([str(tmp_path / "a"), str(tmp_path / "b")]) as writer:
-            writer.write([b"x", b"y", b"z"])
+            writer.write([b"x", b"y"], [1, 1])
             raise RuntimeError("interrupted")
     assert list(tmp_path.iterdir()) == []
 
