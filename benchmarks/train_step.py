@@ -73,17 +73,20 @@ def build(config, args):
     return model, optimizer
 
 
-def jax_step_runner(model, optimizer, features, labels, args):
-    """A jitted stateless step over the model's and optimizer's variables."""
+def jax_step_runner(model, optimizer, features, loss_of_outputs, fp16=False):
+    """A jitted stateless step over the model's and optimizer's variables.
+
+    `loss_of_outputs(outputs)` gives the scalar loss, so any Keras model (ours
+    or a peer's) trains through the same step.
+    """
     import jax
 
-    fp16 = args.mixed_precision == "fp16"
     scale_index = optimizer.variables.index(optimizer.dynamic_scale) if fp16 else None
 
     def loss_fn(trainable, non_trainable, scale):
         outputs, non_trainable = model.stateless_call(trainable, non_trainable, features,
                                                       training=True)
-        loss = keras.ops.mean(pretraining_loss(outputs, labels))
+        loss = loss_of_outputs(outputs)
         return loss * scale, (loss, non_trainable)
 
     grad_fn = jax.value_and_grad(loss_fn, has_aux=True)
@@ -163,8 +166,12 @@ def main(argv=None):
               else BertConfig.from_preset(args.preset))
     model, optimizer = build(config, args)
     features, labels = synthetic_batch(config, args.batch_size, args.seq_length, args.max_predictions)
-    runner = jax_step_runner if keras.backend.backend() == "jax" else tf_step_runner
-    run = runner(model, optimizer, features, labels, args)
+    if keras.backend.backend() == "jax":
+        run = jax_step_runner(model, optimizer, features,
+                              lambda outputs: keras.ops.mean(pretraining_loss(outputs, labels)),
+                              fp16=args.mixed_precision == "fp16")
+    else:
+        run = tf_step_runner(model, optimizer, features, labels, args)
 
     first_loss = run(args.warmup_steps)
     start = time.perf_counter()
