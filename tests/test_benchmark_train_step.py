@@ -1,4 +1,4 @@
-"""`benchmarks/train_step.py` runs on JAX without TensorFlow, and on TensorFlow."""
+"""The train-step benchmark runs on JAX without TensorFlow and on TensorFlow; gpu_peers.py runs on JAX."""
 
 import json
 import os
@@ -55,3 +55,17 @@ def test_benchmark_reports_throughput_and_flops(tmp_path, backend, extra):
     assert result["examples_per_second"] > 0 and result["achieved_tflops"] > 0
     assert result["model_tflops_per_step"] * 1e12 == pytest.approx(expected_flops())
     assert result["loss_last"] < 20
+
+
+@pytest.mark.parametrize("work", ["train", "infer"])
+def test_gpu_peers_benchmark_runs_ours_on_jax(tmp_path, work):
+    """The side-by-side GPU script's own contender works wherever JAX does (here: CPU)."""
+    script = os.path.join(ROOT, "benchmarks", "gpu_peers.py")
+    done = subprocess.run(
+        [sys.executable, script, f"--work={work}", "--preset=bert_tiny_uncased", "--batch=4",
+         "--seq=16", "--predictions=4", "--steps=2", "--warmup_steps=1", "--contenders=ours_jax"],
+        env={**os.environ, "KERAS_BACKEND": "jax", "CUDA_VISIBLE_DEVICES": ""},
+        capture_output=True, text=True, timeout=600, cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr[-3000:]
+    row = next(line for line in done.stdout.splitlines() if line.startswith("ours_jax"))
+    assert float(row.split()[1]) > 0, done.stdout
