@@ -26,7 +26,7 @@ from absl import app, flags, logging
 from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
 from export.export_meta import SQUAD_OPTIONS, ExportMeta, write_export_meta
 from export.export_model import export_model
-from tasks.optimization import OptimizerConfig
+from tasks.fine_tuning import FineTuningSettings, train_epochs
 from tasks.question_answering_task import QuestionAnsweringConfig, QuestionAnsweringTask
 from tasks.run_options import RunOptions, define_flags
 from tasks.squad_postprocess import write_predictions
@@ -99,11 +99,10 @@ def main(_):
     trainer = Trainer(task, options)
 
     if FLAGS.do_train:
-        num_steps = max(1, int(task.num_examples("train") * FLAGS.num_train_epochs
-                               / FLAGS.train_batch_size))
-        trainer.train(FLAGS.train_batch_size, num_steps, OptimizerConfig(
-            name=FLAGS.optimizer, learning_rate=FLAGS.learning_rate,
-            num_warmup_steps=int(num_steps * FLAGS.warmup_proportion)))
+        train_epochs(trainer, task, FineTuningSettings(
+            train_batch_size=FLAGS.train_batch_size, learning_rate=FLAGS.learning_rate,
+            num_train_epochs=FLAGS.num_train_epochs, warmup_proportion=FLAGS.warmup_proportion,
+            optimizer=FLAGS.optimizer))
     if trainer.is_chief and (FLAGS.do_train or FLAGS.export_dir):
         write_export(task.config, options.output_dir, FLAGS.export_dir)
     if not (FLAGS.do_predict or FLAGS.do_eval):

@@ -22,8 +22,8 @@ from absl import app, flags, logging
 from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
 from export.export_meta import ExportMeta, write_export_meta
 from export.export_model import export_model
+from tasks.fine_tuning import EVAL_RESULTS, FineTuningSettings, train_epochs
 from tasks.multiple_choice_task import MultipleChoiceConfig, MultipleChoiceTask
-from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions, define_flags
 from tasks.trainer import Trainer, write_results
 
@@ -52,7 +52,6 @@ flags.DEFINE_string("export_dir", None, "Write the serving SavedModel (context a
 
 FLAGS = flags.FLAGS
 
-EVAL_RESULTS = "eval_results.txt"
 PREDICTIONS = "test_predictions.jsonl"
 
 
@@ -73,11 +72,10 @@ def main(_):
     trainer = Trainer(task, options)
 
     if FLAGS.do_train:
-        num_steps = max(1, int(task.num_examples("train") * FLAGS.num_train_epochs
-                               / FLAGS.train_batch_size))
-        trainer.train(FLAGS.train_batch_size, num_steps, OptimizerConfig(
-            name=FLAGS.optimizer, learning_rate=FLAGS.learning_rate,
-            num_warmup_steps=int(num_steps * FLAGS.warmup_proportion)))
+        train_epochs(trainer, task, FineTuningSettings(
+            train_batch_size=FLAGS.train_batch_size, learning_rate=FLAGS.learning_rate,
+            num_train_epochs=FLAGS.num_train_epochs, warmup_proportion=FLAGS.warmup_proportion,
+            optimizer=FLAGS.optimizer))
     if FLAGS.do_eval:
         results = trainer.evaluate(FLAGS.eval_batch_size, split="dev")
         results = {"eval_accuracy": results["accuracy"], "eval_loss": results["loss"],

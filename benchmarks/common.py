@@ -36,6 +36,22 @@ def run_worker(script, args):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def run_contenders(script, contenders, repeats, worker_args):
+    """Each contender `repeats` times, interleaved, each run in its own process.
+
+    Returns {name: [result, ...]} for the contenders that ran; a failing one is
+    reported on stderr so that the others still give a table.
+    """
+    results = {name: [] for name in contenders}
+    for _ in range(repeats):
+        for name in contenders:
+            try:
+                results[name].append(run_worker(script, [f"--worker={name}", *worker_args]))
+            except RuntimeError as error:
+                print(f"{name} failed: {error}", file=sys.stderr)
+    return {name: runs for name, runs in results.items() if runs}
+
+
 def median(values):
     return statistics.median(values)
 

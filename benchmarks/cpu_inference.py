@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from benchmarks.common import (inference_flops_per_token, median, peak_rss_mb,  # noqa: E402
-                               print_table, run_worker)
+                               print_table, run_contenders)
 
 CONTENDERS = ("ours_fp32", "ours_bf16", "ours_bf16_rewrite", "hf_torch_fp32", "hf_torch_bf16",
               "model_garden_fp32")
@@ -111,18 +111,11 @@ def main():
         return worker(args)
     from modeling import BertConfig
     config = BertConfig.from_preset(args.preset)
-    contenders = args.contenders.split(",")
-    results = {name: [] for name in contenders}
-    for _ in range(args.repeats):
-        for name in contenders:
-            results[name].append(run_worker(__file__, [
-                f"--worker={name}", f"--preset={args.preset}", f"--batch={args.batch}",
-                f"--seq={args.seq}", f"--steps={args.steps}"]))
+    results = run_contenders(__file__, args.contenders.split(","), args.repeats, [
+        f"--preset={args.preset}", f"--batch={args.batch}", f"--seq={args.seq}", f"--steps={args.steps}"])
     flops_per_seq = inference_flops_per_token(config, args.seq) * args.seq
-    rows, speed = [], {}
-    for name in contenders:
-        speed[name] = median(r["seq_per_s"] for r in results[name])
-    for name in contenders:
+    rows, speed = [], {name: median(r["seq_per_s"] for r in runs) for name, runs in results.items()}
+    for name in speed:
         rows.append({
             "contender": name, "seq/s": f"{speed[name]:.1f}",
             "vs hf_torch_fp32": f"{speed[name] / speed['hf_torch_fp32']:.2f}x" if "hf_torch_fp32" in speed else "",

@@ -26,7 +26,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("KERAS_BACKEND", "jax")
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
-from benchmarks.common import inference_flops_per_token, median, print_table, run_worker  # noqa: E402
+from benchmarks.common import (inference_flops_per_token, median, print_table,  # noqa: E402
+                               run_contenders)
 
 CONTENDERS = ("ours_jax", "keras_hub_jax", "hf_torch_eager", "hf_torch_compile")
 BASELINE = "hf_torch_compile"
@@ -204,18 +205,11 @@ def main():
         return worker(args)
     from modeling.config import BertConfig
     config = BertConfig.from_preset(args.preset)
-    contenders = args.contenders.split(",")
-    results = {name: [] for name in contenders}
     passthrough = [f"--{k}={getattr(args, k)}" for k in
                    ("work", "preset", "batch", "seq", "predictions", "steps", "warmup_steps")]
-    for _ in range(args.repeats):
-        for name in contenders:
-            try:
-                results[name].append(run_worker(__file__, [f"--worker={name}", *passthrough]))
-            except RuntimeError as error:
-                print(f"{name} failed: {error}", file=sys.stderr)
+    results = run_contenders(__file__, args.contenders.split(","), args.repeats, passthrough)
     flops = flops_per_sequence(config, args)
-    speed = {n: median(r["seq_per_s"] for r in rs) for n, rs in results.items() if rs}
+    speed = {n: median(r["seq_per_s"] for r in rs) for n, rs in results.items()}
     rows = [{"contender": n, "seq/s": f"{s:.0f}",
              f"vs {BASELINE}": f"{s / speed[BASELINE]:.2f}x" if BASELINE in speed else "",
              "TFLOP/s": f"{s * flops / 1e12:.0f}", "MFU": f"{s * flops / 1e12 / PEAK_TFLOPS:.1%}",

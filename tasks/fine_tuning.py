@@ -55,18 +55,23 @@ class RunResult:
     files: list  # eval_results.txt and prediction files written
 
 
+def train_epochs(trainer, task, settings):
+    """`num_train_epochs` over the train split; warmup is `warmup_proportion` of the steps."""
+    steps = num_train_steps(task.num_examples("train"), settings.train_batch_size,
+                            settings.num_train_epochs)
+    logging.info("%d training examples, %d steps of batch %d", task.num_examples("train"),
+                 steps, settings.train_batch_size)
+    trainer.train(settings.train_batch_size, steps, OptimizerConfig(
+        name=settings.optimizer, learning_rate=settings.learning_rate,
+        num_warmup_steps=int(steps * settings.warmup_proportion)))
+
+
 def fine_tune(task, options, settings):
     """Trains, evaluates and predicts as `settings` say; returns a `RunResult`."""
     trainer = Trainer(task, options)
     output_dir, written = options.output_dir, []
     if settings.do_train:
-        steps = num_train_steps(task.num_examples("train"), settings.train_batch_size,
-                                settings.num_train_epochs)
-        logging.info("%d training examples, %d steps of batch %d", task.num_examples("train"),
-                     steps, settings.train_batch_size)
-        trainer.train(settings.train_batch_size, steps, OptimizerConfig(
-            name=settings.optimizer, learning_rate=settings.learning_rate,
-            num_warmup_steps=int(steps * settings.warmup_proportion)))
+        train_epochs(trainer, task, settings)
     results = {}
     if settings.do_eval:
         for split in task.eval_splits:
