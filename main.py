@@ -16,6 +16,7 @@ then print a summary of paths, metrics and timings. Nothing is downloaded.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -62,7 +63,9 @@ def main():
     parser.add_argument("--quick", action="store_true", help="few steps: checks the pipeline only")
     args = parser.parse_args()
     work = os.path.abspath(args.work_dir)
-    pretrain_steps, corpus_bytes, epochs = (40, 300_000, 1) if args.quick else (600, 2_000_000, 3)
+    # A fresh start: the runners resume from what they find, and a rerun should redo everything.
+    shutil.rmtree(work, ignore_errors=True)
+    pretrain_steps, corpus_bytes, epochs = (40, 300_000, 1) if args.quick else (600, 2_000_000, 10)
     paths = {name: os.path.join(work, name) for name in (
         "corpus.txt", "pretraining.tfrecord", "pretrain", "classifier", "serving", "hub")}
     timings, start = [], time.time()
@@ -80,12 +83,12 @@ def main():
         f"--output_dir={paths['pretrain']}", f"--preset={PRESET}", "--do_train", "--do_eval",
         "--max_seq_length=64", "--max_predictions_per_seq=10", "--train_batch_size=32",
         f"--num_train_steps={pretrain_steps}", f"--num_warmup_steps={pretrain_steps // 10}",
-        "--learning_rate=1e-3", f"--save_checkpoints_steps={pretrain_steps}", "--max_eval_steps=20",
+        "--learning_rate=3e-4", f"--save_checkpoints_steps={pretrain_steps}", "--max_eval_steps=20",
         f"--log_steps={max(pretrain_steps // 10, 1)}"], timings)
     run("fine-tuning", [
         "run_classifier.py", "--task_name=custom", "--text_a_column=sentence", f"--data_dir={SENTIMENT_DIR}",
         f"--vocab_file={VOCAB_FILE}", f"--init_checkpoint={paths['pretrain']}", "--do_train",
-        "--do_eval", "--max_seq_length=32", "--train_batch_size=32", "--learning_rate=1e-4",
+        "--do_eval", "--max_seq_length=32", "--train_batch_size=32", "--learning_rate=3e-4",
         f"--num_train_epochs={epochs}", f"--output_dir={paths['classifier']}",
         f"--export_dir={paths['serving']}", "--log_steps=10"], timings)
     run("TF Hub export", [
