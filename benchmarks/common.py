@@ -57,7 +57,7 @@ def median(values):
 
 
 def print_table(rows, columns):
-    widths = [max(len(str(c)), *(len(str(r.get(c, ""))) for r in rows)) for c in columns]
+    widths = [max([len(str(c))] + [len(str(r.get(c, ""))) for r in rows]) for c in columns]
     print("  ".join(str(c).ljust(w) for c, w in zip(columns, widths)))
     for row in rows:
         print("  ".join(str(row.get(c, "")).ljust(w) for c, w in zip(columns, widths)))

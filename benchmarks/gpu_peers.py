@@ -41,9 +41,11 @@ def _numpy_batch(config, args):
 
 # --- ours and keras-hub (Keras 3 on JAX) -------------------------------------------------------
 
-def _keras_forward(model, features):
+def _keras_forward(model, features, select=lambda outputs: outputs):
+    """Jitted forward pass; `select` picks the outputs a caller gets (the rest are not computed)."""
     import jax
-    forward = jax.jit(lambda tv, ntv: model.stateless_call(tv, ntv, features, training=False)[0])
+    forward = jax.jit(lambda tv, ntv: select(
+        model.stateless_call(tv, ntv, features, training=False)[0]))
     trainable = [v.value for v in model.trainable_variables]
     non_trainable = [v.value for v in model.non_trainable_variables]
 
@@ -73,7 +75,9 @@ def _ours(config, args):
         keras.config.set_dtype_policy("bfloat16")
         encoder = BertEncoder(config)
         inputs = {k: features[k] for k in ("input_word_ids", "input_mask", "input_type_ids")}
-        return _keras_forward(encoder, inputs)
+        # What HF's BertModel returns by default: the last layer and the pooled output.
+        return _keras_forward(encoder, inputs,
+                              lambda out: (out["sequence_output"], out["pooled_output"]))
     keras.config.set_dtype_policy("mixed_bfloat16")
     model = BertPretrainer(BertEncoder(config), "mlm_nsp")
     return _keras_train(model, features, lambda out: keras.ops.mean(pretraining_loss(out, labels)))
