@@ -82,6 +82,19 @@ def test_fp16_trains_with_loss_scaling_and_evaluates(records, tmp_path):
     assert lines[0].startswith("global_step = 4") and lines[1].startswith("loss = ")
 
 
+def test_bf16_trains_every_layer(records, tmp_path):
+    """bf16 compute (GELU fused by XLA on TF): gradients reach the layers below the FFN."""
+    run = trainer(records, tmp_path, mixed_precision="bf16", log_steps=2)
+    assert run.model.get_layer("masked_lm").compute_dtype == "bfloat16"
+    before = weights(run)
+    logs = run.train(batch_size=8, num_steps=2, optimizer=OptimizerConfig(learning_rate=1e-2))
+    assert all(np.isfinite(r["loss"]) for r in logs)
+    after = weights(run)
+    below_gelu = [p for p in before if "word_embeddings" in p or "intermediate" in p]
+    assert len(below_gelu) >= 3, list(before)
+    assert not [p for p in below_gelu if np.array_equal(before[p], after[p])]
+
+
 def test_predict_gathers_outputs_and_labels_in_order(records, tmp_path):
     predictions = trainer(records, tmp_path).predict(batch_size=8, split="dev")
     assert predictions["mlm_logits"].shape == (64, 4, TINY.vocab_size)
