@@ -4,39 +4,33 @@
 TensorFlow code computed the tanh approximation, which configs call
 `gelu_new` / `gelu_tanh`: use that name to reproduce it bit for bit.
 
-On the TensorFlow backend a bfloat16 GELU runs as one XLA-fused kernel: TF's
-unfused bf16 elementwise ops made GELU the largest cost of CPU bf16 inference
-(117 ms against 30 ms fused for a [4096, 3072] BERT-Base FFN activation,
-4x the matmul that feeds it). Other dtypes and backends take the plain op.
+On the TensorFlow backend a bfloat16 GELU runs as one XLA-fused kernel
+(`modeling.xla_fusion`).
 """
-
-import functools
 
 import keras
 from keras import ops
 
-
-@functools.cache
-def _tf_fused(approximate):
-    import tensorflow as tf
-    return tf.function(lambda x: tf.nn.gelu(x, approximate=approximate), jit_compile=True,
-                       reduce_retracing=True)
+from modeling.xla_fusion import runs_fused, xla_compiled
 
 
-def _gelu(x, approximate):
-    if keras.backend.backend() == "tensorflow" and keras.backend.standardize_dtype(
-            x.dtype) == "bfloat16":
-        return _tf_fused(approximate)(x)
-    return keras.activations.gelu(x, approximate=approximate)
+def _gelu_exact(x):
+    return keras.activations.gelu(x, approximate=False)
 
 
-def gelu_exact(x):
-    return _gelu(x, approximate=False)
+def _gelu_tanh(x):
+    return keras.activations.gelu(x, approximate=True)
 
 
-def gelu_tanh(x):
-    return _gelu(x, approximate=True)
+def _fused_where_it_pays(fn):
+    def activation(x):
+        return xla_compiled(fn)(x) if runs_fused(x) else fn(x)
+    activation.__name__ = fn.__name__.lstrip("_")
+    return activation
 
+
+gelu_exact = _fused_where_it_pays(_gelu_exact)
+gelu_tanh = _fused_where_it_pays(_gelu_tanh)
 
 _ACTIVATIONS = {
     "gelu": gelu_exact,

@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from modeling.initializers import bert_initializer
+from modeling.layer_norm import LayerNorm
 
 
 class BertEmbeddings(keras.layers.Layer):
@@ -35,7 +36,7 @@ class BertEmbeddings(keras.layers.Layer):
         self.token_type_embeddings = keras.layers.Embedding(
             type_vocab_size, hidden_size, embeddings_initializer=init, dtype=self.dtype_policy,
             name="token_type_embeddings")
-        self.layer_norm = keras.layers.LayerNormalization(
+        self.layer_norm = LayerNorm(
             epsilon=layer_norm_eps, dtype=self.dtype_policy, name="layer_norm")
         self.dropout = keras.layers.Dropout(dropout_rate, dtype=self.dtype_policy)
 

@@ -5,6 +5,7 @@ from keras import ops
 
 from modeling.activations import get_activation
 from modeling.initializers import bert_initializer
+from modeling.layer_norm import LayerNorm
 
 
 def gather_positions(sequence, positions):
@@ -34,7 +35,7 @@ class MaskedLMHead(keras.layers.Layer):
             embedding_layer.output_dim, activation=get_activation(hidden_act),
             kernel_initializer=bert_initializer(initializer_range), dtype=self.dtype_policy,
             name="transform")
-        self.layer_norm = keras.layers.LayerNormalization(
+        self.layer_norm = LayerNorm(
             epsilon=layer_norm_eps, dtype=self.dtype_policy, name="layer_norm")
 
     def build(self, sequence_output_shape, masked_positions_shape=None):

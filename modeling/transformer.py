@@ -5,6 +5,7 @@ import keras
 from modeling.activations import get_activation
 from modeling.attention import SelfAttention
 from modeling.initializers import bert_initializer
+from modeling.layer_norm import LayerNorm
 
 
 class TransformerLayer(keras.layers.Layer):
@@ -33,7 +34,7 @@ class TransformerLayer(keras.layers.Layer):
             num_heads, hidden_size // num_heads, attention_dropout_rate, initializer_range,
             dtype=policy, name="self_attention")
         self.attention_dropout = keras.layers.Dropout(dropout_rate, dtype=policy)
-        self.attention_layer_norm = keras.layers.LayerNormalization(
+        self.attention_layer_norm = LayerNorm(
             epsilon=layer_norm_eps, dtype=policy, name="attention_layer_norm")
         self.intermediate = keras.layers.Dense(
             intermediate_size, activation=get_activation(hidden_act), kernel_initializer=init,
@@ -41,7 +42,7 @@ class TransformerLayer(keras.layers.Layer):
         self.output_dense = keras.layers.Dense(
             hidden_size, kernel_initializer=init, dtype=policy, name="output")
         self.output_dropout = keras.layers.Dropout(dropout_rate, dtype=policy)
-        self.output_layer_norm = keras.layers.LayerNormalization(
+        self.output_layer_norm = LayerNorm(
             epsilon=layer_norm_eps, dtype=policy, name="output_layer_norm")
 
     def build(self, inputs_shape, attention_mask_shape=None):
