@@ -1,5 +1,6 @@
 """Shared benchmark arithmetic: model FLOPs, peak memory, medians, ratio tables."""
 
+import argparse
 import json
 import resource
 import statistics
@@ -34,6 +35,19 @@ def run_worker(script, args):
     if result.returncode:
         raise RuntimeError(f"worker {args} failed:\n{result.stderr[-3000:]}")
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def contender_parser(doc, contenders, batch, steps, repeats):
+    """The flags every side-by-side script shares; `--worker` marks a contender's own process."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--preset", default="bert_base_uncased")
+    parser.add_argument("--batch", type=int, default=batch)
+    parser.add_argument("--seq", type=int, default=128)
+    parser.add_argument("--steps", type=int, default=steps, help="Timed batches per process.")
+    parser.add_argument("--repeats", type=int, default=repeats, help="Processes per contender.")
+    parser.add_argument("--contenders", default=",".join(contenders))
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    return parser
 
 
 def run_contenders(script, contenders, repeats, worker_args):

@@ -8,7 +8,6 @@ random token ids, repeats interleaved; the table shows median sequences/s,
 ratios to the Hugging Face figures, achieved TFLOP/s and peak RSS.
 """
 
-import argparse
 import json
 import os
 import sys
@@ -17,8 +16,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from benchmarks.common import (inference_flops_per_token, median, peak_rss_mb,  # noqa: E402
-                               print_table, run_contenders)
+from benchmarks.common import (contender_parser, inference_flops_per_token, median,  # noqa: E402
+                               peak_rss_mb, print_table, run_contenders)
 
 CONTENDERS = ("ours_fp32", "ours_bf16", "ours_bf16_rewrite", "hf_torch_fp32", "hf_torch_bf16",
               "model_garden_fp32")
@@ -98,15 +97,7 @@ def worker(args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--preset", default="bert_base_uncased")
-    parser.add_argument("--batch", type=int, default=32)
-    parser.add_argument("--seq", type=int, default=128)
-    parser.add_argument("--steps", type=int, default=5, help="timed batches per process")
-    parser.add_argument("--repeats", type=int, default=3, help="processes per contender")
-    parser.add_argument("--contenders", default=",".join(CONTENDERS))
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = contender_parser(__doc__, CONTENDERS, batch=32, steps=5, repeats=3).parse_args()
     if args.worker:
         return worker(args)
     from modeling import BertConfig

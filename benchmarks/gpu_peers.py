@@ -16,7 +16,6 @@ median sequences/s, the ratio to HF torch.compile, model FLOPs utilisation
 peak device memory.
 """
 
-import argparse
 import json
 import os
 import sys
@@ -26,8 +25,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("KERAS_BACKEND", "jax")
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
-from benchmarks.common import (inference_flops_per_token, median, print_table,  # noqa: E402
-                               run_contenders)
+from benchmarks.common import (contender_parser, inference_flops_per_token, median,  # noqa: E402
+                               print_table, run_contenders)
 
 CONTENDERS = ("ours_jax", "keras_hub_jax", "hf_torch_eager", "hf_torch_compile")
 BASELINE = "hf_torch_compile"
@@ -193,17 +192,10 @@ def flops_per_sequence(config, args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = contender_parser(__doc__, CONTENDERS, batch=256, steps=30, repeats=1)
     parser.add_argument("--work", choices=("train", "infer"), default="train")
-    parser.add_argument("--preset", default="bert_base_uncased")
-    parser.add_argument("--batch", type=int, default=256)
-    parser.add_argument("--seq", type=int, default=128)
     parser.add_argument("--predictions", type=int, default=20, help="Masked positions per sequence.")
-    parser.add_argument("--steps", type=int, default=30, help="Timed steps per process.")
     parser.add_argument("--warmup_steps", type=int, default=5, help="Untimed steps (compilation).")
-    parser.add_argument("--repeats", type=int, default=1, help="Processes per contender.")
-    parser.add_argument("--contenders", default=",".join(CONTENDERS))
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         return worker(args)
