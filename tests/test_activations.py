@@ -49,3 +49,17 @@ def test_bf16_layer_norm_matches_keras_layer_normalization():
                          tape.gradient(y_ref, [x, *reference.trainable_weights])):
         np.testing.assert_allclose(tf.cast(got, tf.float32), tf.cast(want, tf.float32),
                                    rtol=3e-2, atol=3e-2)
+
+
+def test_bf16_layer_norm_traces_for_any_shape():
+    """Layers of several widths share one compiled function, whose trace then relaxes to
+    unknown dimensions, hidden size included."""
+    from modeling.layer_norm import LayerNorm
+    for batch, length, hidden in [(2, 5, 32), (3, 7, 48), (4, 9, 64), (1, 11, 24)]:
+        layer = LayerNorm(epsilon=1e-12, dtype="mixed_bfloat16")
+        reference = keras.layers.LayerNormalization(epsilon=1e-12, dtype="mixed_bfloat16")
+        layer.build((None, None, hidden))
+        reference.build((None, None, hidden))
+        x = tf.random.normal((batch, length, hidden), dtype=tf.bfloat16)
+        np.testing.assert_allclose(tf.cast(tf.function(layer)(x), tf.float32),
+                                   tf.cast(reference(x), tf.float32), atol=2e-2)
