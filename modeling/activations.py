@@ -5,7 +5,8 @@ TensorFlow code computed the tanh approximation, which configs call
 `gelu_new` / `gelu_tanh`: use that name to reproduce it bit for bit.
 
 On the TensorFlow backend a bfloat16 GELU runs as one XLA-fused kernel
-(`modeling.xla_fusion`).
+(`modeling.xla_fusion`), or, at inference after `modeling.dense.Dense`, as a
+post-op of oneDNN's matmul.
 """
 
 import keras
@@ -26,6 +27,7 @@ def _fused_where_it_pays(fn):
     def activation(x):
         return xla_compiled(fn)(x) if runs_fused(x) else fn(x)
     activation.__name__ = fn.__name__.lstrip("_")
+    activation.onednn_form = fn  # what `modeling.dense.Dense` hands to oneDNN's matmul post-op
     return activation
 
 

@@ -5,6 +5,7 @@ import math
 import keras
 from keras import ops
 
+from modeling.dense import Dense
 from modeling.initializers import bert_initializer
 
 
@@ -27,10 +28,10 @@ class SelfAttention(keras.layers.Layer):
         self.initializer_range = initializer_range
         hidden = num_heads * head_size
         dense = dict(kernel_initializer=bert_initializer(initializer_range), dtype=self.dtype_policy)
-        self.query = keras.layers.Dense(hidden, name="query", **dense)
-        self.key = keras.layers.Dense(hidden, name="key", **dense)
-        self.value = keras.layers.Dense(hidden, name="value", **dense)
-        self.output_dense = keras.layers.Dense(hidden, name="output", **dense)
+        self.query = Dense(hidden, name="query", **dense)
+        self.key = Dense(hidden, name="key", **dense)
+        self.value = Dense(hidden, name="value", **dense)
+        self.output_dense = Dense(hidden, name="output", **dense)
         self.dropout = keras.layers.Dropout(dropout_rate, dtype=self.dtype_policy)
 
     def build(self, inputs_shape, attention_mask_shape=None):

@@ -16,6 +16,7 @@ Layer combinations (Table 7 of the paper), by name:
 import keras
 from keras import ops
 
+from modeling.dense import Dense
 from modeling.initializers import bert_initializer
 from modeling.task_models import _TaskModel, _encoder_inputs
 
@@ -120,7 +121,7 @@ class FeatureBasedTagger(_TaskModel):
             keras.layers.LSTM(lstm_units, return_sequences=True, dtype=dtype, name=f"lstm_{i}"),
             dtype=dtype, name=f"bilstm_{i}") for i in range(lstm_layers)]
         dropout = keras.layers.Dropout(dropout_rate, dtype=dtype, name="dropout")
-        classifier = keras.layers.Dense(
+        classifier = Dense(
             num_labels, kernel_initializer=bert_initializer(encoder.config.initializer_range),
             dtype=dtype, name="token_classifier")
 

@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from modeling.activations import get_activation
+from modeling.dense import Dense
 from modeling.initializers import bert_initializer
 from modeling.layer_norm import LayerNorm
 
@@ -31,7 +32,7 @@ class MaskedLMHead(keras.layers.Layer):
         self.hidden_act = hidden_act
         self.initializer_range = initializer_range
         self.layer_norm_eps = layer_norm_eps
-        self.transform = keras.layers.Dense(
+        self.transform = Dense(
             embedding_layer.output_dim, activation=get_activation(hidden_act),
             kernel_initializer=bert_initializer(initializer_range), dtype=self.dtype_policy,
             name="transform")
@@ -72,7 +73,7 @@ class _DenseHead(keras.layers.Layer):
         self.dropout_rate = dropout_rate
         self.initializer_range = initializer_range
         self.dropout = keras.layers.Dropout(dropout_rate, dtype=self.dtype_policy)
-        self.dense = keras.layers.Dense(
+        self.dense = Dense(
             units, kernel_initializer=bert_initializer(initializer_range),
             dtype=self.dtype_policy, name="dense")
 
@@ -120,7 +121,7 @@ class SpanHead(keras.layers.Layer):
     def __init__(self, initializer_range=0.02, **kwargs):
         super().__init__(**kwargs)
         self.initializer_range = initializer_range
-        self.dense = keras.layers.Dense(
+        self.dense = Dense(
             2, kernel_initializer=bert_initializer(initializer_range), dtype=self.dtype_policy,
             name="dense")
 

@@ -4,6 +4,7 @@ import keras
 
 from modeling.activations import get_activation
 from modeling.attention import SelfAttention
+from modeling.dense import Dense
 from modeling.initializers import bert_initializer
 from modeling.layer_norm import LayerNorm
 
@@ -36,10 +37,10 @@ class TransformerLayer(keras.layers.Layer):
         self.attention_dropout = keras.layers.Dropout(dropout_rate, dtype=policy)
         self.attention_layer_norm = LayerNorm(
             epsilon=layer_norm_eps, dtype=policy, name="attention_layer_norm")
-        self.intermediate = keras.layers.Dense(
+        self.intermediate = Dense(
             intermediate_size, activation=get_activation(hidden_act), kernel_initializer=init,
             dtype=policy, name="intermediate")
-        self.output_dense = keras.layers.Dense(
+        self.output_dense = Dense(
             hidden_size, kernel_initializer=init, dtype=policy, name="output")
         self.output_dropout = keras.layers.Dropout(dropout_rate, dtype=policy)
         self.output_layer_norm = LayerNorm(
