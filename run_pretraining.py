@@ -47,6 +47,9 @@ flags.DEFINE_bool("dynamic_masking", False,
 flags.DEFINE_string("vocab_file", None, "Vocabulary of the records, for --dynamic_masking.")
 flags.DEFINE_float("masked_lm_prob", 0.15, "Share of tokens masked by --dynamic_masking.")
 flags.DEFINE_bool("do_whole_word_mask", False, "--dynamic_masking masks whole words.")
+flags.DEFINE_integer("max_sequences_per_pack", 0,
+                     "Read packed rows of up to this many instances (data/pack_pretraining_data.py); "
+                     "0: one instance per row.")
 
 
 def dynamic_masker():
@@ -71,7 +74,8 @@ def main(_):
     task = PretrainingTask(
         config, FLAGS.input_file, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq,
         objective=FLAGS.objective, init_checkpoint=FLAGS.init_checkpoint,
-        dynamic_masker=dynamic_masker(), seed=FLAGS.seed)
+        dynamic_masker=dynamic_masker(), seed=FLAGS.seed,
+        max_sequences_per_pack=FLAGS.max_sequences_per_pack)
     trainer = Trainer(task, options)
     if FLAGS.do_train:
         trainer.train(FLAGS.train_batch_size, FLAGS.num_train_steps, OptimizerConfig(

@@ -63,9 +63,9 @@ def synthetic_batch(config, batch, seq, predictions, seed=0):
     return features, labels
 
 
-def build(config, args):
+def build(config, args, packed=False):
     keras.config.set_dtype_policy(POLICIES[args.mixed_precision])
-    model = BertPretrainer(BertEncoder(config), "mlm_nsp")
+    model = BertPretrainer(BertEncoder(config), "mlm_nsp", packed=packed)
     optimizer = OptimizerConfig(learning_rate=1e-4, num_warmup_steps=10).build(10_000)
     if args.mixed_precision == "fp16":
         optimizer = keras.optimizers.LossScaleOptimizer(optimizer)

@@ -18,23 +18,37 @@ class RecordLayoutError(ValueError):
     """A TFRecord whose features do not match what the reader was asked for."""
 
 
-def feature_spec(max_seq_length, max_predictions_per_seq, next_sentence_labels=True):
-    layout = F.feature_layout(max_seq_length, max_predictions_per_seq, next_sentence_labels)
+def feature_spec(max_seq_length, max_predictions_per_seq, next_sentence_labels=True,
+                 max_sequences_per_pack=0):
+    layout = F.feature_layout(max_seq_length, max_predictions_per_seq, next_sentence_labels,
+                              max_sequences_per_pack)
     return {
         name: tf.io.FixedLenFeature([width], tf.float32 if kind == F.FLOAT else tf.int64)
         for name, (width, kind) in layout.items()
     }
 
 
-def check_first_record(path, max_seq_length, max_predictions_per_seq, next_sentence_labels=True):
+def check_first_record(path, max_seq_length, max_predictions_per_seq, next_sentence_labels=True,
+                       max_sequences_per_pack=0):
     """Raises RecordLayoutError naming the feature when the first record of
     `path` lacks a feature or has one of another kind or length."""
     first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
     if first is None:
         raise RecordLayoutError(f"{path}: no records")
     features = tf.train.Example.FromString(first.numpy()).features.feature
-    layout = F.feature_layout(max_seq_length, max_predictions_per_seq, next_sentence_labels)
-    flags = {max_seq_length: "max_seq_length", max_predictions_per_seq: "max_predictions_per_seq"}
+    layout = F.feature_layout(max_seq_length, max_predictions_per_seq, next_sentence_labels,
+                              max_sequences_per_pack)
+    hints = {F.INPUT_IDS: f"--max_seq_length={max_seq_length}",
+             F.MASKED_LM_IDS: f"--max_predictions_per_seq={max_predictions_per_seq}",
+             F.NEXT_SENTENCE_LABELS: f"--max_sequences_per_pack={max_sequences_per_pack}"}
+    hints.update({F.INPUT_MASK: hints[F.INPUT_IDS], F.SEGMENT_IDS: hints[F.INPUT_IDS],
+                  F.MASKED_LM_POSITIONS: hints[F.MASKED_LM_IDS],
+                  F.MASKED_LM_WEIGHTS: hints[F.MASKED_LM_IDS]})
+    if max_sequences_per_pack:
+        hints.update({F.NEXT_SENTENCE_POSITIONS: hints[F.NEXT_SENTENCE_LABELS],
+                      F.NEXT_SENTENCE_WEIGHTS: hints[F.NEXT_SENTENCE_LABELS]})
+    else:
+        del hints[F.NEXT_SENTENCE_LABELS]
     for name, (width, kind) in layout.items():
         if name not in features:
             raise RecordLayoutError(f"{path}: feature {name!r} is missing (present: {sorted(features)})")
@@ -44,7 +58,7 @@ def check_first_record(path, max_seq_length, max_predictions_per_seq, next_sente
             raise RecordLayoutError(f"{path}: feature {name!r} is a {present_kind}, expected {expected_kind}")
         length = len(getattr(features[name], expected_kind).value)
         if length != width:
-            hint = f" (--{flags[width]}={width})" if name != F.NEXT_SENTENCE_LABELS else ""
+            hint = f" ({hints[name]})" if name in hints else ""
             raise RecordLayoutError(f"{path}: feature {name!r} has {length} values, expected {width}{hint}")
 
 
@@ -60,23 +74,29 @@ def pretraining_dataset(
     shuffle_buffer=10_000,
     drop_remainder=False,
     dynamic_masker=None,
+    max_sequences_per_pack=0,
 ):
     """Batched feature dicts from pretraining TFRecords.
 
     `input_files`: comma-separated files or globs (or a list). With
     `dynamic_masker` (a `tf_masking.DynamicMasker`) the records' masks are
     replaced by new ones drawn from (seed, batch number), so every epoch
-    sees different masks.
+    sees different masks. `max_sequences_per_pack` reads packed rows
+    (`data/pack_pretraining_data.py`).
 
     Example:
     >>> dataset = pretraining_dataset("out/*.tfrecord", batch_size=32, repeat=True)
     >>> next(iter(dataset))["input_ids"].shape
     TensorShape([32, 128])
     """
+    if dynamic_masker is not None and max_sequences_per_pack:
+        raise ValueError("dynamic masking does not apply to packed records")
     files = expand_input_files(input_files)
     for path in files:
-        check_first_record(path, max_seq_length, max_predictions_per_seq, next_sentence_labels)
-    spec = feature_spec(max_seq_length, max_predictions_per_seq, next_sentence_labels)
+        check_first_record(path, max_seq_length, max_predictions_per_seq, next_sentence_labels,
+                           max_sequences_per_pack)
+    spec = feature_spec(max_seq_length, max_predictions_per_seq, next_sentence_labels,
+                        max_sequences_per_pack)
 
     dataset = tf.data.Dataset.from_tensor_slices(files)
     if shuffle:

@@ -14,6 +14,7 @@ class BertEmbeddings(keras.layers.Layer):
     >>> layer = BertEmbeddings(vocab_size=30522, hidden_size=768, max_position_embeddings=512,
     ...                        type_vocab_size=2)
     >>> layer(word_ids, type_ids).shape  # [batch, seq, 768]
+    >>> layer(word_ids, type_ids, position_ids)  # packed rows: positions restart per sequence
     """
 
     def __init__(self, vocab_size, hidden_size, max_position_embeddings, type_vocab_size,
@@ -40,22 +41,22 @@ class BertEmbeddings(keras.layers.Layer):
             epsilon=layer_norm_eps, dtype=self.dtype_policy, name="layer_norm")
         self.dropout = keras.layers.Dropout(dropout_rate, dtype=self.dtype_policy)
 
-    def build(self, word_ids_shape, type_ids_shape=None):
+    def build(self, word_ids_shape, type_ids_shape=None, position_ids_shape=None):
         self.word_embeddings.build(word_ids_shape)
         self.position_embeddings.build((None,))
         self.token_type_embeddings.build(word_ids_shape)
         self.layer_norm.build(tuple(word_ids_shape) + (self.hidden_size,))
         self.built = True
 
-    def call(self, word_ids, type_ids, training=None):
-        seq_length = ops.shape(word_ids)[1]
-        positions = ops.expand_dims(ops.arange(seq_length, dtype="int32"), 0)
+    def call(self, word_ids, type_ids, position_ids=None, training=None):
+        if position_ids is None:
+            position_ids = ops.expand_dims(ops.arange(ops.shape(word_ids)[1], dtype="int32"), 0)
         x = (self.word_embeddings(word_ids)
-             + self.position_embeddings(positions)
+             + self.position_embeddings(position_ids)
              + self.token_type_embeddings(type_ids))
         return self.dropout(self.layer_norm(x), training=training)
 
-    def compute_output_shape(self, word_ids_shape, type_ids_shape=None):
+    def compute_output_shape(self, word_ids_shape, type_ids_shape=None, position_ids_shape=None):
         return tuple(word_ids_shape) + (self.hidden_size,)
 
     def get_config(self):

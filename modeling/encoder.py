@@ -4,9 +4,10 @@ import keras
 from keras import ops
 
 from modeling.config import BertConfig
+from modeling.dense import Dense
 from modeling.embeddings import BertEmbeddings
 from modeling.initializers import bert_initializer
-from modeling.masks import attention_mask_from_input_mask
+from modeling.masks import attention_mask_from_input_mask, position_ids_from_input_mask
 from modeling.transformer import TransformerLayer
 
 
@@ -16,6 +17,8 @@ class BertEncoder(keras.Model):
 
     Inputs follow the TF Hub BERT convention: a dict of int32 `input_word_ids`,
     `input_mask` (1 for real tokens) and `input_type_ids`, each [batch, seq].
+    A row may pack several sequences, `input_mask` numbering them 1, 2, ...
+    (`modeling.masks`); each is then encoded as if alone.
     Outputs: `sequence_output` [batch, seq, hidden], `pooled_output`
     [batch, hidden] (tanh dense on [CLS]) and `encoder_outputs`, the list of
     every layer's output.
@@ -46,7 +49,7 @@ class BertEncoder(keras.Model):
                 config.layer_norm_eps, dtype=dtype, name=f"transformer_layer_{i}")
             for i in range(config.num_hidden_layers)
         ]
-        pooler = keras.layers.Dense(
+        pooler = Dense(
             config.hidden_size, activation="tanh",
             kernel_initializer=bert_initializer(config.initializer_range), dtype=dtype,
             name="pooler")
@@ -56,7 +59,7 @@ class BertEncoder(keras.Model):
         input_mask = keras.Input(shape=(None,), dtype="int32", name="input_mask")
         type_ids = keras.Input(shape=(None,), dtype="int32", name="input_type_ids")
         attention_mask = attention_mask_from_input_mask(input_mask, causal=causal_attention)
-        x = embeddings(word_ids, type_ids)
+        x = embeddings(word_ids, type_ids, position_ids_from_input_mask(input_mask))
         encoder_outputs = []
         for layer in transformer_layers:
             x = layer(x, attention_mask)

@@ -1,15 +1,44 @@
-"""Attention masks: padding, and causality for the left-to-right ablation."""
+"""Attention masks and positions from `input_mask`: padding, packed sequences,
+and causality for the left-to-right ablation.
+
+`input_mask` is 1 for real tokens and 0 for padding, or, for a row that packs
+several sequences (`data.sequence_packing`), 1, 2, 3, ... numbering each
+token's sequence. A token then attends only within its own sequence and its
+positions restart at 0 with every sequence, so each packed sequence is
+encoded exactly as it would be alone. For 0/1 masks both rules reduce to the
+usual padding mask and positions 0..seq-1.
+"""
 
 from keras import ops
 
 
 def attention_mask_from_input_mask(input_mask, causal=False):
-    """[batch, seq] 0/1 padding mask -> boolean [batch, 1 or seq, seq] (query x key)."""
-    key_mask = ops.expand_dims(ops.cast(input_mask, "bool"), 1)  # [batch, 1, key]
+    """[batch, seq] mask -> boolean [batch, seq, seq] (query x key).
+
+    A padding query attends to every real key, as in the original BERT."""
+    mask = ops.cast(input_mask, "int32")
+    query, key = ops.expand_dims(mask, 2), ops.expand_dims(mask, 1)
+    allowed = ops.logical_and(key > 0, ops.logical_or(ops.equal(query, key), ops.equal(query, 0)))
     if not causal:
-        return key_mask
-    # Positions counted from the mask itself rather than `ops.arange(seq)`, whose
-    # length is unknown while a functional model is built on symbolic inputs.
-    positions = ops.cumsum(ops.ones_like(input_mask, dtype="int32"), axis=1)  # [batch, seq]
-    causal_mask = ops.expand_dims(positions, 2) >= ops.expand_dims(positions, 1)  # [batch, q, k]
-    return ops.logical_and(key_mask, causal_mask)
+        return allowed
+    positions = _token_indices(mask)
+    causal_mask = ops.expand_dims(positions, 2) >= ops.expand_dims(positions, 1)
+    return ops.logical_and(allowed, causal_mask)
+
+
+def position_ids_from_input_mask(input_mask):
+    """[batch, seq] position ids: 0.. per packed sequence, 0..seq-1 for a 0/1 mask."""
+    mask = ops.cast(input_mask, "int32")
+    indices = _token_indices(mask)
+    # Tokens earlier in the row that belong to the same sequence.
+    earlier = ops.expand_dims(indices, 2) > ops.expand_dims(indices, 1)  # [batch, q, k]
+    same = ops.equal(ops.expand_dims(mask, 2), ops.expand_dims(mask, 1))
+    within = ops.sum(ops.cast(ops.logical_and(earlier, same), "int32"), axis=2)
+    packed = ops.max(mask, axis=1, keepdims=True) > 1
+    return ops.where(packed, within, indices)
+
+
+def _token_indices(mask):
+    # Counted from the mask itself rather than `ops.arange(seq)`, whose length is
+    # unknown while a functional model is built on symbolic inputs.
+    return ops.cumsum(ops.ones_like(mask, dtype="int32"), axis=1) - 1

@@ -2,7 +2,7 @@
 
 import keras
 
-from modeling.heads import MaskedLMHead, NextSentenceHead
+from modeling.heads import MaskedLMHead, NextSentenceHead, gather_positions
 
 OBJECTIVES = ("mlm_nsp", "mlm", "ltr")
 
@@ -20,12 +20,17 @@ class BertPretrainer(keras.Model):
     Outputs: `mlm_logits` [batch, predictions, vocab] and, for `mlm_nsp`,
     `nsp_logits` [batch, 2]; both float32 whatever the compute dtype.
 
+    `packed=True` takes rows that pack several sequences (`data.sequence_packing`):
+    one more input, `next_sentence_positions` [batch, sequences], the [CLS]
+    position of each, and `nsp_logits` [batch, sequences, 2] from each one's
+    pooled [CLS] (the encoder's own pooler).
+
     Example:
     >>> pretrainer = BertPretrainer(BertEncoder(config))
     >>> pretrainer({**encoder_inputs, "masked_lm_positions": positions})["mlm_logits"]
     """
 
-    def __init__(self, encoder, objective="mlm_nsp", **kwargs):
+    def __init__(self, encoder, objective="mlm_nsp", packed=False, **kwargs):
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         if (objective == "ltr") != encoder.causal_attention:
@@ -42,24 +47,31 @@ class BertPretrainer(keras.Model):
                     if objective == "mlm_nsp" else None)
 
         # === Functional model ===
-        inputs = {name: keras.Input(shape=(None,), dtype="int32", name=name)
-                  for name in ("input_word_ids", "input_mask", "input_type_ids",
-                               "masked_lm_positions")}
+        names = ["input_word_ids", "input_mask", "input_type_ids", "masked_lm_positions"]
+        if packed and nsp_head is not None:
+            names.append("next_sentence_positions")
+        inputs = {name: keras.Input(shape=(None,), dtype="int32", name=name) for name in names}
         encoded = encoder({k: inputs[k] for k in ("input_word_ids", "input_mask", "input_type_ids")})
         outputs = {"mlm_logits": mlm_head(encoded["sequence_output"], inputs["masked_lm_positions"])}
-        if nsp_head is not None:
+        if nsp_head is not None and packed:
+            first_tokens = gather_positions(
+                encoded["sequence_output"], inputs["next_sentence_positions"])
+            outputs["nsp_logits"] = nsp_head(encoder.pooler(first_tokens))
+        elif nsp_head is not None:
             outputs["nsp_logits"] = nsp_head(encoded["pooled_output"])
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
 
         # === Config ===
         self.encoder = encoder
         self.objective = objective
+        self.packed = packed
         self.masked_lm = mlm_head
         self.next_sentence = nsp_head
 
     def get_config(self):
         return {"encoder": keras.saving.serialize_keras_object(self.encoder),
-                "objective": self.objective, "name": self.name, "trainable": self.trainable}
+                "objective": self.objective, "packed": self.packed, "name": self.name,
+                "trainable": self.trainable}
 
     @classmethod
     def from_config(cls, config):

@@ -20,17 +20,30 @@ def masked_lm_losses(mlm_logits, label_ids):
 
 
 def next_sentence_losses(nsp_logits, labels):
-    """Per-example NSP cross-entropy [batch]; labels [batch] or [batch, 1]."""
-    labels = ops.reshape(ops.cast(labels, "int32"), (-1, 1))
+    """NSP cross-entropy: [batch] from logits [batch, 2] and labels [batch] or
+    [batch, 1]; [batch, sequences] from packed rows' [batch, sequences, 2]."""
+    labels = ops.cast(labels, "int32")
+    labels = ops.expand_dims(labels if len(nsp_logits.shape) == 3 else ops.reshape(labels, (-1,)), -1)
     log_probs = ops.log_softmax(ops.cast(nsp_logits, "float32"), axis=-1)
     return -ops.squeeze(ops.take_along_axis(log_probs, labels, axis=-1), -1)
 
 
+def _weighted_mean(values, weights):
+    weights = ops.cast(weights, "float32")
+    return ops.sum(values * weights, axis=-1) / ops.maximum(ops.sum(weights, axis=-1), 1e-5)
+
+
 def pretraining_loss(outputs, labels):
-    """Per-example loss [batch]: masked-LM mean over positions (+ NSP when present)."""
-    weights = ops.cast(labels["masked_lm_weights"], "float32")
+    """Per-example loss [batch]: masked-LM mean over positions (+ NSP when present).
+
+    A packed row (`data.sequence_packing`) is one example: its masked-LM weights
+    are 1 / (its sequence's masked count) and `next_sentence_weights` mark its
+    sequences, so its loss is the mean over its sequences of theirs."""
     per_position = masked_lm_losses(outputs["mlm_logits"], labels["masked_lm_ids"])
-    loss = ops.sum(per_position * weights, axis=-1) / ops.maximum(ops.sum(weights, axis=-1), 1e-5)
+    loss = _weighted_mean(per_position, labels["masked_lm_weights"])
     if "nsp_logits" in outputs:
-        loss = loss + next_sentence_losses(outputs["nsp_logits"], labels["next_sentence_labels"])
+        nsp = next_sentence_losses(outputs["nsp_logits"], labels["next_sentence_labels"])
+        if "next_sentence_weights" in labels:
+            nsp = _weighted_mean(nsp, labels["next_sentence_weights"])
+        loss = loss + nsp
     return loss

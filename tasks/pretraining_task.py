@@ -6,6 +6,7 @@ masked_lm_weights, next_sentence_labels`) and maps them to the model's input
 names. For `ltr` the records carry every position's next token in
 `masked_lm_*` features `max_seq_length` wide (`create_pretraining_data.py
 --objective=ltr`), so `max_predictions_per_seq` does not apply.
+`max_sequences_per_pack` reads packed rows (`data/pack_pretraining_data.py`).
 """
 
 import keras
@@ -38,12 +39,14 @@ class PretrainingTask(Task):
 
     def __init__(self, config, input_file, max_seq_length, max_predictions_per_seq,
                  objective="mlm_nsp", init_checkpoint=None, dynamic_masker=None,
-                 shuffle_buffer=10_000, seed=12345):
+                 shuffle_buffer=10_000, seed=12345, max_sequences_per_pack=0):
         if max_seq_length > config.max_position_embeddings:
             raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's "
                              f"max_position_embeddings {config.max_position_embeddings}")
         if objective == "ltr" and dynamic_masker is not None:
             raise ValueError("dynamic masking does not apply to the ltr objective")
+        if max_sequences_per_pack and dynamic_masker is not None:
+            raise ValueError("dynamic masking does not apply to packed records")
         self.config = config
         self.input_files = expand_input_files(input_file)  # Fails now on a glob matching nothing.
         self.max_seq_length = max_seq_length
@@ -53,10 +56,11 @@ class PretrainingTask(Task):
         self.dynamic_masker = dynamic_masker
         self.shuffle_buffer = shuffle_buffer
         self.seed = seed
+        self.max_sequences_per_pack = max_sequences_per_pack
 
     def build_model(self):
         encoder = BertEncoder(self.config, causal_attention=self.objective == "ltr")
-        return BertPretrainer(encoder, self.objective)
+        return BertPretrainer(encoder, self.objective, packed=bool(self.max_sequences_per_pack))
 
     def initialize(self, model):
         if self.init_checkpoint:
@@ -70,13 +74,18 @@ class PretrainingTask(Task):
             self.input_files, batch_size, self.max_seq_length, self.label_width,
             next_sentence_labels=self.objective == "mlm_nsp", shuffle=training, seed=self.seed,
             repeat=training, shuffle_buffer=self.shuffle_buffer, drop_remainder=True,
-            dynamic_masker=self.dynamic_masker if training else None)
+            dynamic_masker=self.dynamic_masker if training else None,
+            max_sequences_per_pack=self.max_sequences_per_pack)
         return dataset.map(self._features_and_labels)
 
     def _features_and_labels(self, batch):
         features = {name: batch[feature] for feature, name in _INPUTS.items()}
         labels = {k: batch[k] for k in (F.MASKED_LM_IDS, F.MASKED_LM_WEIGHTS)}
-        if self.objective == "mlm_nsp":
+        if self.objective == "mlm_nsp" and self.max_sequences_per_pack:
+            features[F.NEXT_SENTENCE_POSITIONS] = batch[F.NEXT_SENTENCE_POSITIONS]
+            for name in (F.NEXT_SENTENCE_LABELS, F.NEXT_SENTENCE_WEIGHTS):
+                labels[name] = batch[name]
+        elif self.objective == "mlm_nsp":
             labels[F.NEXT_SENTENCE_LABELS] = tf.reshape(batch[F.NEXT_SENTENCE_LABELS], [-1])
         return features, labels
 
@@ -97,6 +106,6 @@ class PretrainingTask(Task):
         metrics[1].update_state(
             masked_lm_losses(outputs["mlm_logits"], labels[F.MASKED_LM_IDS]), weights)
         if self.objective == "mlm_nsp":
-            nsp = labels[F.NEXT_SENTENCE_LABELS]
-            metrics[2].update_state(nsp, outputs["nsp_logits"])
-            metrics[3].update_state(next_sentence_losses(outputs["nsp_logits"], nsp))
+            nsp, nsp_weights = labels[F.NEXT_SENTENCE_LABELS], labels.get(F.NEXT_SENTENCE_WEIGHTS)
+            metrics[2].update_state(nsp, outputs["nsp_logits"], nsp_weights)
+            metrics[3].update_state(next_sentence_losses(outputs["nsp_logits"], nsp), nsp_weights)

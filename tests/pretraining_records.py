@@ -17,10 +17,11 @@ def _float(values):
     return tf.train.Feature(float_list=tf.train.FloatList(value=[float(v) for v in values]))
 
 
-def make_example(rng, seq_length, predictions, vocab_size=100, nsp=True, skip=(), widths=None):
+def make_example(rng, seq_length, predictions, vocab_size=100, nsp=True, skip=(), widths=None,
+                 min_length=None):
     """One random but learnable record: masked ids copy a neighbouring token."""
     widths = widths or {}
-    length = int(rng.integers(seq_length // 2, seq_length + 1))
+    length = int(rng.integers(min_length or seq_length // 2, seq_length + 1))
     ids = np.zeros(seq_length, np.int64)
     ids[:length] = rng.integers(5, vocab_size, length)
     mask = (np.arange(seq_length) < length).astype(np.int64)
