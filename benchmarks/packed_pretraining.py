@@ -3,7 +3,7 @@ padded one per row, in one process, same model, optimizer and loss.
 
     # Instance lengths of real records (needs TensorFlow):
     python benchmarks/wikitext_documents.py ../shared/data/corpus/wikitext2_*.txt > /tmp/wiki.txt
-    python create_pretraining_data.py --input_file=/tmp/wiki.txt --output_file=/tmp/wiki512.tfrecord \\
+    python data/create_pretraining_data.py --input_file=/tmp/wiki.txt --output_file=/tmp/wiki512.tfrecord \\
         --vocab_file=../shared/data/vocab/bert_uncased_vocab.txt --max_seq_length=512 \\
         --max_predictions_per_seq=80 --dupe_factor=5
     python benchmarks/packed_pretraining.py --lengths_from=/tmp/wiki512.tfrecord \\

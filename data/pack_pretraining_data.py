@@ -2,7 +2,7 @@
 original's) into rows that hold several instances each, for
 `run_pretraining.py --max_sequences_per_pack`.
 
-    python -m data.pack_pretraining_data --input_file=data/seq512-*.tfrecord \\
+    python data/pack_pretraining_data.py --input_file=data/seq512-*.tfrecord \\
         --output_file=data/packed512.tfrecord --max_seq_length=512 \\
         --max_predictions_per_seq=80 --max_sequences_per_pack=3
 
@@ -12,17 +12,22 @@ does not follow from its place in the file. The output is written atomically
 and the log gives the padding share before and after.
 """
 
-import numpy as np
-import tensorflow as tf
-from absl import app, flags, logging
+import os
+import sys
 
-from data import pretraining_features as F
-from data.corpus_reader import expand_input_files
-from data.pretraining_dataset import check_first_record, feature_spec
-from data.ragged_bytes import RaggedBytes
-from data.sequence_packing import pack_lengths, pack_rows
-from data.tfrecord_writer import frame_records
-from utils.files import atomic_output
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+from absl import app, flags, logging  # noqa: E402
+
+from data import pretraining_features as F  # noqa: E402
+from data.corpus_reader import expand_input_files  # noqa: E402
+from data.pretraining_dataset import check_first_record, feature_spec  # noqa: E402
+from data.ragged_bytes import RaggedBytes  # noqa: E402
+from data.sequence_packing import pack_lengths, pack_rows  # noqa: E402
+from data.tfrecord_writer import frame_records  # noqa: E402
+from utils.files import atomic_output  # noqa: E402
 
 
 def _windows(files, max_seq_length, max_predictions_per_seq, next_sentence_labels, window):

@@ -1,6 +1,10 @@
 """Packed pretraining rows: the packer's invariants, and a packed row giving
 each of its instances exactly what the encoder and heads give it alone."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -186,3 +190,20 @@ def test_packed_records_round_trip_and_train(tmp_path):
     assert all(np.isfinite(r["loss"]) for r in logs)
     results = trainer.evaluate(batch_size=8, max_steps=2)
     assert 0.0 <= results["next_sentence_accuracy"] <= 1.0
+
+
+def test_the_command_line_packs_and_names_a_missing_input(tmp_path):
+    source = write_records(tmp_path / "in.tfrecord", count=20, seq_length=32, predictions=4,
+                           min_length=8)
+    script = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "pack_pretraining_data.py")
+    common = ["--max_seq_length=32", "--max_predictions_per_seq=4", "--max_sequences_per_pack=2"]
+    done = subprocess.run([sys.executable, script, f"--input_file={source}",
+                           f"--output_file={tmp_path / 'out.tfrecord'}", *common],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "20 instances in" in done.stderr and (tmp_path / "out.tfrecord").exists()
+    missing = subprocess.run([sys.executable, script, f"--input_file={tmp_path / 'none*.tfrecord'}",
+                              f"--output_file={tmp_path / 'other.tfrecord'}", *common],
+                             capture_output=True, text=True)
+    assert missing.returncode != 0 and "none*.tfrecord" in missing.stderr
+    assert not (tmp_path / "other.tfrecord").exists()
