@@ -80,21 +80,26 @@ def _model_data(rows, packed):
     return cast(features), cast(labels)
 
 
-def time_steps(config, args, features, labels, packed):
-    """Seconds per step, median of --repeats timings of --steps steps."""
+def step_runner(config, args, features, labels, packed):
     model, optimizer = build(config, args, packed=packed)
     if keras.backend.backend() == "jax":
-        run = jax_step_runner(model, optimizer, features,
-                              lambda outputs: keras.ops.mean(pretraining_loss(outputs, labels)))
-    else:
-        run = tf_step_runner(model, optimizer, features, labels, args)
-    run(args.warmup_steps)
-    timings = []
+        return jax_step_runner(model, optimizer, features,
+                               lambda outputs: keras.ops.mean(pretraining_loss(outputs, labels)))
+    return tf_step_runner(model, optimizer, features, labels, args)
+
+
+def seconds_per_step(runners, args):
+    """Median over --repeats timings of --steps steps, the runs interleaved so
+    that a slow spell of a shared machine hits both."""
+    for run in runners.values():
+        run(args.warmup_steps)
+    timings = {mode: [] for mode in runners}
     for _ in range(args.repeats):
-        start = time.perf_counter()
-        run(args.steps)
-        timings.append((time.perf_counter() - start) / args.steps)
-    return float(np.median(timings))
+        for mode, run in runners.items():
+            start = time.perf_counter()
+            run(args.steps)
+            timings[mode].append((time.perf_counter() - start) / args.steps)
+    return {mode: float(np.median(t)) for mode, t in timings.items()}
 
 
 def main(argv=None):
@@ -111,7 +116,7 @@ def main(argv=None):
     parser.add_argument("--jit_compile", action="store_true", help="TensorFlow backend: XLA.")
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--warmup_steps", type=int, default=2)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
     if bool(args.lengths_from) == bool(args.lengths_file):
         parser.error("give one of --lengths_from and --lengths_file")
@@ -132,8 +137,9 @@ def main(argv=None):
     padded_rows = {k: v[:args.batch_size] for k, v in instances.items()}
 
     tokens_per_row = {"padded": lengths.mean(), "packed": lengths.sum() / len(groups)}
-    seconds = {"padded": time_steps(config, args, *_model_data(padded_rows, False), packed=False),
-               "packed": time_steps(config, args, *_model_data(packed_rows, True), packed=True)}
+    seconds = seconds_per_step({
+        "padded": step_runner(config, args, *_model_data(padded_rows, False), packed=False),
+        "packed": step_runner(config, args, *_model_data(packed_rows, True), packed=True)}, args)
     result = {"backend": keras.backend.backend(), "model": args.preset,
               "seq_length": args.seq_length, "batch_rows": args.batch_size,
               "mixed_precision": args.mixed_precision, "instances": int(len(lengths)),

@@ -69,3 +69,22 @@ def test_gpu_peers_benchmark_runs_ours_on_jax(tmp_path, work):
     assert done.returncode == 0, done.stderr[-3000:]
     row = next(line for line in done.stdout.splitlines() if line.startswith("ours_jax"))
     assert float(row.split()[1]) > 0, done.stdout
+
+
+def test_packed_pretraining_benchmark_runs_on_jax_without_tensorflow(tmp_path):
+    """Packed vs padded rows from saved lengths, as on the GPU machine."""
+    import numpy as np
+    lengths = tmp_path / "lengths.npy"
+    np.save(lengths, np.random.default_rng(0).integers(5, 33, 200))
+    script = os.path.join(ROOT, "benchmarks", "packed_pretraining.py")
+    done = subprocess.run(
+        [sys.executable, "-c", NO_TENSORFLOW.format(script=script), f"--lengths_file={lengths}",
+         "--preset=bert_tiny_uncased", "--seq_length=64", "--max_predictions=10",
+         "--batch_size=4", "--steps=1", "--warmup_steps=1", "--repeats=1"],
+        env={**os.environ, "KERAS_BACKEND": "jax", "CUDA_VISIBLE_DEVICES": ""},
+        capture_output=True, text=True, timeout=600, cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout[done.stdout.index("{"):])
+    assert result["backend"] == "jax" and result["instances"] == 200
+    assert result["padding_share_packed"] < result["padding_share_padded"]
+    assert result["packed_real_tokens_per_s"] > 0 and result["speedup_bound"] > 1.5
