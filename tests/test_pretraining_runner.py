@@ -64,6 +64,20 @@ def test_phase_two_starts_from_phase_one_at_a_longer_length(setup, tmp_path):
     assert read_results(phase2 / "eval_results.txt")["global_step"] == "2"
 
 
+def test_phase_two_on_packed_rows_loads_phase_one(setup, tmp_path):
+    from data.pack_pretraining_data import pack_pretraining_files
+    phase1, phase2 = tmp_path / "phase1", tmp_path / "phase2"
+    run(command(setup, phase1, setup["seq16"], 16, "--do_train", "--num_train_steps=2"))
+    packed = str(tmp_path / "packed32.tfrecord")
+    pack_pretraining_files(setup["seq32"], packed, 32, 4, max_sequences_per_pack=3)
+    log = run(command(setup, phase2, packed, 32, "--do_train", "--do_eval", "--num_train_steps=2",
+                      "--max_eval_steps=2", "--max_sequences_per_pack=3",
+                      f"--init_checkpoint={phase1}"))
+    assert "not in checkpoint" not in log
+    results = read_results(phase2 / "eval_results.txt")
+    assert results["global_step"] == "2" and np.isfinite(float(results["next_sentence_loss"]))
+
+
 def checkpoint_values(output_dir):
     reader = tf.train.load_checkpoint(str(output_dir))
     return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()
