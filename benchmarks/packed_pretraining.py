@@ -60,7 +60,8 @@ def synthetic_instances(lengths, seq_length, max_predictions, vocab_size, seed=0
     for i, length in enumerate(lengths):
         out["input_ids"][i, :length] = rng.integers(5, vocab_size, length)
         count = int(min(max_predictions, max(1, round(0.15 * length)), length - 1))
-        out["masked_lm_positions"][i, :count] = np.sort(rng.choice(np.arange(1, length), count, replace=False))
+        positions = rng.choice(np.arange(1, length), count, replace=False)
+        out["masked_lm_positions"][i, :count] = np.sort(positions)
         out["masked_lm_weights"][i, :count] = 1.0
     return out
 
@@ -76,7 +77,8 @@ def _model_data(rows, packed):
         labels["next_sentence_weights"] = rows["next_sentence_weights"]
     else:
         labels["next_sentence_labels"] = rows["next_sentence_labels"].reshape(-1)
-    cast = lambda d: {k: v.astype(np.float32 if v.dtype == np.float32 else np.int32) for k, v in d.items()}  # noqa: E731
+    def cast(arrays):
+        return {k: v.astype(np.float32 if v.dtype == np.float32 else np.int32) for k, v in arrays.items()}
     return cast(features), cast(labels)
 
 
@@ -131,6 +133,8 @@ def main(argv=None):
     instances = synthetic_instances(lengths, args.seq_length, args.max_predictions, config.vocab_size)
     groups = pack_lengths(lengths, args.seq_length, args.max_sequences_per_pack,
                           (instances["masked_lm_weights"] > 0).sum(axis=1), args.max_predictions)
+    if min(len(groups), len(lengths)) < args.batch_size:
+        parser.error(f"{len(groups)} packed rows from {len(lengths)} instances: fewer than --batch_size")
     order = np.random.default_rng(0).permutation(len(groups))[:args.batch_size]
     packed_rows = pack_rows(instances, [groups[i] for i in order], args.seq_length,
                             args.max_predictions, args.max_sequences_per_pack)
@@ -143,7 +147,8 @@ def main(argv=None):
     result = {"backend": keras.backend.backend(), "model": args.preset,
               "seq_length": args.seq_length, "batch_rows": args.batch_size,
               "mixed_precision": args.mixed_precision, "instances": int(len(lengths)),
-              "rows_packed": len(groups), "padding_share_padded": 1 - tokens_per_row["padded"] / args.seq_length,
+              "rows_packed": len(groups),
+              "padding_share_padded": 1 - tokens_per_row["padded"] / args.seq_length,
               "padding_share_packed": 1 - tokens_per_row["packed"] / args.seq_length,
               "peak_rss_mb": peak_rss_mb()}
     for mode in ("padded", "packed"):

@@ -79,8 +79,6 @@ def pack_pretraining_files(input_files, output_file, max_seq_length, max_predict
             out.write(_framed([_example(packed, i) for i in rng.permutation(len(groups))]))
             instances, rows, tokens = instances + len(lengths), rows + len(groups), tokens + lengths.sum()
             logging.info("%d instances -> %d rows", instances, rows)
-    if not instances:
-        raise ValueError(f"{input_files}: no records")
     return {"instances": instances, "rows": rows,
             "padding_share_before": 1.0 - tokens / (instances * max_seq_length),
             "padding_share_after": 1.0 - tokens / (rows * max_seq_length)}

@@ -48,10 +48,13 @@ def check_first_record(path, max_seq_length, max_predictions_per_seq, next_sente
         hints.update({F.NEXT_SENTENCE_POSITIONS: hints[F.NEXT_SENTENCE_LABELS],
                       F.NEXT_SENTENCE_WEIGHTS: hints[F.NEXT_SENTENCE_LABELS]})
     else:
-        del hints[F.NEXT_SENTENCE_LABELS]
+        hints[F.NEXT_SENTENCE_LABELS] = "packed rows? pass --max_sequences_per_pack"
     for name, (width, kind) in layout.items():
         if name not in features:
-            raise RecordLayoutError(f"{path}: feature {name!r} is missing (present: {sorted(features)})")
+            hint = (" (packed rows come from data/pack_pretraining_data.py)"
+                    if name == F.NEXT_SENTENCE_POSITIONS else "")
+            raise RecordLayoutError(
+                f"{path}: feature {name!r} is missing{hint} (present: {sorted(features)})")
         present_kind = features[name].WhichOneof("kind")
         expected_kind = "float_list" if kind == F.FLOAT else "int64_list"
         if present_kind != expected_kind:
@@ -89,6 +92,8 @@ def pretraining_dataset(
     >>> next(iter(dataset))["input_ids"].shape
     TensorShape([32, 128])
     """
+    if max_sequences_per_pack < 0:
+        raise ValueError(f"max_sequences_per_pack must be 0 (unpacked) or more, got {max_sequences_per_pack}")
     if dynamic_masker is not None and max_sequences_per_pack:
         raise ValueError("dynamic masking does not apply to packed records")
     files = expand_input_files(input_files)

@@ -19,7 +19,8 @@ FLOAT = "float"
 def feature_layout(max_seq_length, label_width, next_sentence_labels=True,
                    max_sequences_per_pack=0):
     """Ordered {name: (width, kind)} of one serialized example; with
-    `max_sequences_per_pack`, of a packed row (`data.sequence_packing`)."""
+    `max_sequences_per_pack`, of a packed row (`data.sequence_packing`), whose
+    `next_sentence_labels` are that many wide and `masked_lm_weights` fractional."""
     layout = {
         INPUT_IDS: (max_seq_length, INT),
         INPUT_MASK: (max_seq_length, INT),

@@ -37,9 +37,14 @@ def pack_lengths(lengths, max_seq_length, max_sequences_per_pack, predictions=No
     >>> pack_lengths([300, 200, 500, 100], 512, 3)
     [[2], [0, 1], [3]]
     """
+    if max_sequences_per_pack < 1:
+        raise ValueError(f"max_sequences_per_pack must be at least 1, got {max_sequences_per_pack}")
     lengths = np.asarray(lengths, np.int64)
-    predictions = np.zeros_like(lengths) if predictions is None else np.asarray(predictions, np.int64)
-    max_predictions = int(predictions.max(initial=0)) if max_predictions is None else max_predictions
+    if predictions is None:  # No budget: nothing is predicted, and one slot is never used up.
+        predictions, max_predictions = np.zeros_like(lengths), 1
+    predictions = np.asarray(predictions, np.int64)
+    if max_predictions is None:
+        max_predictions = int(predictions.max(initial=0))
     bad = (lengths < 1) | (lengths > max_seq_length) | (predictions > max_predictions)
     if bad.any():
         index = int(np.flatnonzero(bad)[0])
@@ -53,9 +58,10 @@ def pack_lengths(lengths, max_seq_length, max_sequences_per_pack, predictions=No
         pack = None
         for room in length + np.flatnonzero(open_count[length:]):
             candidates = open_by_room[room]
-            fits = [i for i, p in enumerate(candidates) if prediction_room[p] >= predicted]
-            if fits:
-                pack = candidates.pop(fits[-1])
+            fit = next((i for i in range(len(candidates) - 1, -1, -1)
+                        if prediction_room[candidates[i]] >= predicted), None)
+            if fit is not None:
+                pack = candidates.pop(fit)
                 open_count[room] -= 1
                 break
         if pack is None:
@@ -65,7 +71,7 @@ def pack_lengths(lengths, max_seq_length, max_sequences_per_pack, predictions=No
         packs[pack].append(int(index))
         room -= length
         prediction_room[pack] -= predicted
-        if len(packs[pack]) < max_sequences_per_pack and room > 0:
+        if len(packs[pack]) < max_sequences_per_pack and room > 0 and prediction_room[pack] > 0:
             open_by_room[room].append(pack)
             open_count[room] += 1
     return packs
@@ -102,7 +108,8 @@ def pack_rows(instances, groups, max_seq_length, max_predictions_per_seq, max_se
             out["masked_lm_weights"][row, slots] = 1.0 / max(count, 1)
             out[NEXT_SENTENCE_POSITIONS][row, number] = start
             if "next_sentence_labels" in instances:
-                out["next_sentence_labels"][row, number] = np.ravel(instances["next_sentence_labels"][index])[0]
+                label = np.ravel(instances["next_sentence_labels"][index])[0]
+                out["next_sentence_labels"][row, number] = label
             out[NEXT_SENTENCE_WEIGHTS][row, number] = 1.0
             start, predicted = start + length, predicted + count
     if "next_sentence_labels" not in instances:

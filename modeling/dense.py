@@ -24,7 +24,8 @@ class Dense(keras.layers.Dense):
         x = tf.nn.bias_add(x, ops.convert_to_tensor(self.bias, x.dtype))
         if self.activation is not None:
             # A bf16 activation runs XLA-fused (modeling.activations); oneDNN can take it
-            # over only where nothing needs its input, i.e. outside training.
-            fused_form = None if training else getattr(self.activation, "onednn_form", None)
+            # over only in a graph (the remapper) where nothing needs its input: not training.
+            in_graph = not tf.executing_eagerly()
+            fused_form = getattr(self.activation, "onednn_form", None) if in_graph and not training else None
             x = (fused_form or self.activation)(x)
         return tf.reshape(x, tf.concat([tf.shape(inputs)[:-1], [self.units]], axis=0))

@@ -38,12 +38,16 @@ def pretraining_loss(outputs, labels):
 
     A packed row (`data.sequence_packing`) is one example: its masked-LM weights
     are 1 / (its sequence's masked count) and `next_sentence_weights` mark its
-    sequences, so its loss is the mean over its sequences of theirs."""
+    sequences, so its loss is the mean over its sequences of theirs. Rows weigh
+    the same, so a sequence sharing its row with k-1 others weighs 1/k: short
+    sequences, packed together more, count less than in unpacked training."""
     per_position = masked_lm_losses(outputs["mlm_logits"], labels["masked_lm_ids"])
     loss = _weighted_mean(per_position, labels["masked_lm_weights"])
     if "nsp_logits" in outputs:
         nsp = next_sentence_losses(outputs["nsp_logits"], labels["next_sentence_labels"])
-        if "next_sentence_weights" in labels:
+        if len(nsp.shape) == 2:
+            if "next_sentence_weights" not in labels:
+                raise ValueError("packed NSP logits [batch, sequences, 2] need next_sentence_weights")
             nsp = _weighted_mean(nsp, labels["next_sentence_weights"])
         loss = loss + nsp
     return loss

@@ -11,6 +11,7 @@ names. For `ltr` the records carry every position's next token in
 
 import keras
 import tensorflow as tf
+from keras import ops
 from absl import logging
 
 from data import pretraining_features as F
@@ -101,7 +102,8 @@ class PretrainingTask(Task):
         return metrics
 
     def update_metrics(self, metrics, labels, outputs):
-        weights = labels[F.MASKED_LM_WEIGHTS]
+        # Per token, as for unpacked records (packed rows weight tokens 1 / count).
+        weights = ops.cast(labels[F.MASKED_LM_WEIGHTS] > 0, "float32")
         metrics[0].update_state(labels[F.MASKED_LM_IDS], outputs["mlm_logits"], weights)
         metrics[1].update_state(
             masked_lm_losses(outputs["mlm_logits"], labels[F.MASKED_LM_IDS]), weights)

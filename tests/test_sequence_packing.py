@@ -86,7 +86,8 @@ def _instances(lengths, seq_length, predictions, seed=0):
         out[F.INPUT_MASK][i, :length] = 1
         out[F.SEGMENT_IDS][i, length // 2:length] = 1
         count = _predicted(length, predictions)
-        out[F.MASKED_LM_POSITIONS][i, :count] = np.sort(rng.choice(np.arange(1, length), count, replace=False))
+        positions = rng.choice(np.arange(1, length), count, replace=False)
+        out[F.MASKED_LM_POSITIONS][i, :count] = np.sort(positions)
         out[F.MASKED_LM_IDS][i, :count] = rng.integers(5, TINY.vocab_size, count)
         out[F.MASKED_LM_WEIGHTS][i, :count] = 1.0
     return out
@@ -159,6 +160,9 @@ def test_a_packed_rows_loss_is_the_mean_of_its_instances_losses():
                                           F.NEXT_SENTENCE_LABELS, F.NEXT_SENTENCE_WEIGHTS)}
     packed = pretraining_loss(together(_model_inputs(rows, True)), packed_labels).numpy()
     np.testing.assert_allclose(packed, [each.mean()], rtol=1e-5)
+    del packed_labels[F.NEXT_SENTENCE_WEIGHTS]
+    with pytest.raises(ValueError, match="need next_sentence_weights"):
+        pretraining_loss(together(_model_inputs(rows, True)), packed_labels)
 
 
 def test_packed_records_round_trip_and_train(tmp_path):
