@@ -61,8 +61,6 @@ def pack_pretraining_files(input_files, output_file, max_seq_length, max_predict
                            max_sequences_per_pack=3, next_sentence_labels=True, window=100_000,
                            seed=12345):
     """Writes the packed rows to `output_file`; returns counts and padding shares."""
-    if max_sequences_per_pack < 1:
-        raise ValueError(f"max_sequences_per_pack must be at least 1, got {max_sequences_per_pack}")
     files = expand_input_files(input_files)
     for path in files:
         check_first_record(path, max_seq_length, max_predictions_per_seq, next_sentence_labels)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from benchmarks.packed_pretraining import synthetic_instances
 from data import pretraining_features as F
 from data.pack_pretraining_data import pack_pretraining_files
 from data.pretraining_dataset import RecordLayoutError, pretraining_dataset
@@ -67,30 +68,12 @@ def test_positions_restart_per_packed_sequence_and_stay_plain_for_padding_masks(
 
 
 def _predicted(length, predictions):
-    return min(predictions, max(1, length // 5))
+    """How many predictions `synthetic_instances` gives an instance of `length` tokens."""
+    return int(min(predictions, max(1, round(0.15 * length)), length - 1))
 
 
 def _instances(lengths, seq_length, predictions, seed=0):
-    """Padded instance arrays in the record layout, as the pretraining reader gives them."""
-    rng = np.random.default_rng(seed)
-    n = len(lengths)
-    out = {F.INPUT_IDS: np.zeros((n, seq_length), np.int64),
-           F.INPUT_MASK: np.zeros((n, seq_length), np.int64),
-           F.SEGMENT_IDS: np.zeros((n, seq_length), np.int64),
-           F.MASKED_LM_POSITIONS: np.zeros((n, predictions), np.int64),
-           F.MASKED_LM_IDS: np.zeros((n, predictions), np.int64),
-           F.MASKED_LM_WEIGHTS: np.zeros((n, predictions), np.float32),
-           F.NEXT_SENTENCE_LABELS: rng.integers(0, 2, (n, 1))}
-    for i, length in enumerate(lengths):
-        out[F.INPUT_IDS][i, :length] = rng.integers(5, TINY.vocab_size, length)
-        out[F.INPUT_MASK][i, :length] = 1
-        out[F.SEGMENT_IDS][i, length // 2:length] = 1
-        count = _predicted(length, predictions)
-        positions = rng.choice(np.arange(1, length), count, replace=False)
-        out[F.MASKED_LM_POSITIONS][i, :count] = np.sort(positions)
-        out[F.MASKED_LM_IDS][i, :count] = rng.integers(5, TINY.vocab_size, count)
-        out[F.MASKED_LM_WEIGHTS][i, :count] = 1.0
-    return out
+    return synthetic_instances(lengths, seq_length, predictions, TINY.vocab_size, seed)
 
 
 def _model_inputs(rows, packed):
