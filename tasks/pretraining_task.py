@@ -46,8 +46,6 @@ class PretrainingTask(Task):
                              f"max_position_embeddings {config.max_position_embeddings}")
         if objective == "ltr" and dynamic_masker is not None:
             raise ValueError("dynamic masking does not apply to the ltr objective")
-        if max_sequences_per_pack and dynamic_masker is not None:
-            raise ValueError("dynamic masking does not apply to packed records")
         self.config = config
         self.input_files = expand_input_files(input_file)  # Fails now on a glob matching nothing.
         self.max_seq_length = max_seq_length
