@@ -162,28 +162,30 @@ def truncate_pair(tokens_a, tokens_b, max_tokens, rng):
     time from the longer side (B on ties), from its front or back by a coin
     flip; returns the trimmed lists.
 
-    Which side loses each token depends only on the lengths, so the number
-    taken from each side is computed directly, and the number of those taken
-    from the front is the count of heads in as many fair coin flips.
+    Which side loses each token depends only on the lengths, so the coins are
+    drawn at once, bit j for the original's j-th removal (1: the front), and
+    each side loses from its front as many tokens as its bits hold ones.
     """
-    from_a, from_b = _removals(len(tokens_a), len(tokens_b), max_tokens)
-    return _trim(tokens_a, from_a, rng), _trim(tokens_b, from_b, rng)
-
-
-def _removals(length_a, length_b, max_tokens):
-    """Tokens the original's loop removes from A and from B."""
-    excess = length_a + length_b - max_tokens
+    excess = len(tokens_a) + len(tokens_b) - max_tokens
     if excess <= 0:
-        return 0, 0
+        return tokens_a, tokens_b
+    from_a = _removed_from_a(len(tokens_a), len(tokens_b), excess)
+    fronts = rng.getrandbits(excess)
+    front_a = (fronts & from_a).bit_count()
+    front_b = fronts.bit_count() - front_a
+    count_a = from_a.bit_count()
+    return _trim(tokens_a, front_a, count_a - front_a), _trim(tokens_b, front_b, excess - count_a - front_b)
+
+
+def _removed_from_a(length_a, length_b, excess):
+    """Bit mask of the original loop's removals that take from A: from the
+    longer side until both are equal, then B, A, B, ... (B on ties)."""
     gap = length_a - length_b
-    first = min(abs(gap), excess)  # from the longer side until both are equal
-    rest = excess - first  # then alternately, B first
-    from_a, from_b = (first, 0) if gap > 0 else (0, first)
-    return from_a + rest // 2, from_b + rest - rest // 2
+    first = min(abs(gap), excess)
+    rest = excess - first
+    odd_positions = ((1 << (rest - rest % 2)) - 1) // 3 << 1
+    return (((1 << first) - 1) if gap > 0 else 0) | (odd_positions << first)
 
 
-def _trim(tokens, count, rng):
-    if count == 0:
-        return tokens
-    front = bin(rng.getrandbits(count)).count("1")
-    return tokens[front : len(tokens) - (count - front)]
+def _trim(tokens, front, back):
+    return tokens[front : len(tokens) - back]

@@ -11,7 +11,7 @@ from tests.conftest import FIXTURES
 
 from data.masking import Masker, num_to_predict, select_ngrams, word_spans
 from data.pretraining_config import MaskingOptions
-from data.pretraining_instances import InstanceBuilder, _removals, truncate_pair
+from data.pretraining_instances import InstanceBuilder, _removed_from_a, truncate_pair
 
 CLS, SEP, MASK = 1, 2, 3
 
@@ -25,20 +25,22 @@ def documents(count=20, sentences=6, seed=0):
     ]
 
 
-def test_removals_match_the_one_token_at_a_time_loop():
+def test_removal_order_matches_the_one_token_at_a_time_loop():
     def loop(length_a, length_b, max_tokens):
-        from_a = from_b = 0
+        """Bit j set: the loop's j-th removal takes from A."""
+        from_a, removal = 0, 0
         while length_a + length_b > max_tokens:
             if length_a > length_b:
-                length_a, from_a = length_a - 1, from_a + 1
+                length_a, from_a = length_a - 1, from_a | 1 << removal
             else:
-                length_b, from_b = length_b - 1, from_b + 1
-        return from_a, from_b
+                length_b -= 1
+            removal += 1
+        return from_a
 
     for a in range(25):
         for b in range(25):
-            for max_tokens in range(1, 30):
-                assert _removals(a, b, max_tokens) == loop(a, b, max_tokens)
+            for max_tokens in range(1, a + b):
+                assert _removed_from_a(a, b, a + b - max_tokens) == loop(a, b, max_tokens)
 
 
 def test_truncation_takes_from_front_and_back_evenly():
