@@ -44,7 +44,8 @@ def write_pretraining_data(
     documents_per_chunk=2000,
     log_every_seconds=10.0,
 ):
-    """Writes the TFRecords and returns the summary counts (a dict)."""
+    """Writes the TFRecords and returns the summary counts (a dict); a corpus
+    that yields no instance is an error and leaves no output."""
     input_files = corpus_reader.expand_input_files(input_files)
     processor_args = (config, vocab_file, do_lower_case, len(output_files))
     processor = ChunkProcessor(*processor_args)  # fails early on a bad vocab
@@ -57,6 +58,11 @@ def write_pretraining_data(
             writer.write(blobs, shard_counts)
             counts.update(chunk_counts)
             progress.maybe_log()
+        if not counts["instances"]:
+            # Raised inside the writer so that no empty output is left behind.
+            raise corpus_reader.CorpusError(
+                f"no documents in {', '.join(input_files)}: every line is blank or has no "
+                f"tokens ({read_stats.lines} lines read); nothing written")
     counts.update(
         files=read_stats.files,
         lines=read_stats.lines,

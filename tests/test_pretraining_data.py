@@ -316,3 +316,28 @@ def test_command_line_reports_a_missing_file(tmp_path, uncased_vocab_file):
         timeout=60,
     )
     assert result.returncode != 0 and "absent.txt" in result.stderr
+
+
+def test_a_corpus_without_documents_is_an_error_and_writes_nothing(tmp_path, uncased_vocab_file):
+    corpus = write_text(tmp_path, "blank.txt", "\n  \n\x00\x01\n\n\t\n")
+    with pytest.raises(CorpusError, match=r"no documents in .*blank\.txt"):
+        generate(tmp_path, uncased_vocab_file, inputs=corpus, shards=2)
+    assert sorted(os.listdir(tmp_path)) == ["blank.txt"]
+
+
+def test_command_line_fails_on_a_corpus_without_documents(tmp_path, uncased_vocab_file):
+    corpus = write_text(tmp_path, "empty.txt", "")
+    result = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(ROOT, "data", "create_pretraining_data.py"),
+            f"--input_file={corpus}",
+            f"--output_file={tmp_path}/x.tfrecord",
+            f"--vocab_file={uncased_vocab_file}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode != 0 and "no documents in" in result.stderr and "empty.txt" in result.stderr
+    assert sorted(os.listdir(tmp_path)) == ["empty.txt"]
