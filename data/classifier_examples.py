@@ -2,9 +2,10 @@
 whether a row read from a file is good enough to become one.
 
 A row is bad when a column is missing, a text is empty, or its label is not
-in the task's label set (or, for regression, not a finite number). A bad row
-raises `BadRowError` naming file and line, or with `skip_bad_rows=True` is
-counted and left out.
+in the task's label set (or, for regression, not a finite number in the
+task's range). A bad row raises `BadRowError` naming file and line, or with
+`skip_bad_rows=True` is counted and left out. A file with no example left is
+an error too: a split of zero examples would train or score nothing.
 """
 
 import dataclasses
@@ -46,8 +47,9 @@ class SplitData:
 class ExampleBuilder:
     """Checks fields and builds examples; raises on a bad row or counts it.
 
-    `label_list` is the task's labels, or None for regression. `skipped`
-    holds `file:line: reason` of every row left out.
+    `label_list` is the task's labels, or None for regression, whose scores
+    must lie in `label_range` (low, high) when given. `skipped` holds
+    `file:line: reason` of every row left out.
 
     Example:
     >>> builder = ExampleBuilder(("0", "1"), skip_bad_rows=True)
@@ -56,9 +58,10 @@ class ExampleBuilder:
     ["dev.tsv:3: label '2' is not one of ['0', '1']"]
     """
 
-    def __init__(self, label_list, skip_bad_rows=False):
+    def __init__(self, label_list, skip_bad_rows=False, label_range=None):
         self.label_list = None if label_list is None else tuple(label_list)
         self.skip_bad_rows = skip_bad_rows
+        self.label_range = label_range
         self.skipped = []
 
     def reject(self, source, reason):
@@ -100,12 +103,20 @@ class ExampleBuilder:
                 value = math.nan
             if not math.isfinite(value):
                 return self.reject(source, f"label {text!r} is not a finite number")
+            if self.label_range and not self.label_range[0] <= value <= self.label_range[1]:
+                low, high = self.label_range
+                return self.reject(source, f"label {text!r} is outside [{low:g}, {high:g}]")
             return value
         if text not in self.label_list:
             return self.reject(source, f"label {text!r} is not one of {list(self.label_list)}")
         return text
 
-    def log_summary(self, path, num_examples):
+    def finish(self, path, examples):
+        """The `SplitData` of a file read; raises `BadRowError` when it has no example."""
+        if not examples:
+            reason = f" ({len(self.skipped)} bad rows skipped)" if self.skipped else ""
+            raise BadRowError(f"{path}: no examples{reason}")
         if self.skipped:
             logging.warning("%s: skipped %d bad rows, kept %d examples",
-                            path, len(self.skipped), num_examples)
+                            path, len(self.skipped), len(examples))
+        return SplitData(path, examples, self.skipped)

@@ -91,7 +91,8 @@ def read_tagged_file(path, tag_column=-1):
 
     `tag_column` picks the tag among the whitespace-separated columns (word
     first; CoNLL-2003's NER tag is the last). Raises `TaggedFileError` naming
-    `file:line` for a line with one column, a missing tag column or a non-IOB tag.
+    `file:line` for a line with one column, a missing tag column or a non-IOB
+    tag, and naming the file when it holds no sentence.
     """
     sentences, words, tags, document, start = [], [], [], 0, None
 
@@ -135,4 +136,6 @@ def read_tagged_file(path, tag_column=-1):
             words.append(columns[0])
             tags.append(tag)
     close_sentence()
+    if not sentences:
+        raise TaggedFileError(f"{path}: no examples (no `word ... tag` line)")
     return sentences

@@ -17,7 +17,7 @@ import csv
 import json
 import os
 
-from data.classifier_examples import BadRowError, ExampleBuilder, SplitData
+from data.classifier_examples import BadRowError, ExampleBuilder
 from data.glue_readers import tsv_lines
 
 FORMATS = (".tsv", ".csv", ".jsonl")
@@ -148,7 +148,8 @@ class CustomReader:
         return record[index] if index < len(record) else None
 
     def read(self, split):
-        """`SplitData` of `split`; raises `BadRowError` on a bad row unless skipping."""
+        """`SplitData` of `split`; raises `BadRowError` on a bad row unless
+        skipping, and when no example is left."""
         path = self.path(split)
         builder = ExampleBuilder(self.label_list, self.skip_bad_rows)
         examples = []
@@ -175,5 +176,4 @@ class CustomReader:
                                         paired=self.text_b_column is not None)
                 if example is not None:
                     examples.append(example)
-        builder.log_summary(path, len(examples))
-        return SplitData(path, examples, builder.skipped)
+        return builder.finish(path, examples)

@@ -24,7 +24,7 @@ messages are the ones an editor shows.
 import dataclasses
 import os
 
-from data.classifier_examples import BadRowError, ExampleBuilder, SplitData
+from data.classifier_examples import BadRowError, ExampleBuilder
 
 BINARY = ("0", "1")
 NLI = ("contradiction", "entailment", "neutral")
@@ -50,6 +50,7 @@ class GlueTask:
     label_list: tuple  # None for regression
     splits: dict  # split name -> TsvLayout
     label_aliases: dict = dataclasses.field(default_factory=dict)
+    label_range: tuple = None  # (low, high) of a regression score
 
     @property
     def is_regression(self):
@@ -91,7 +92,7 @@ GLUE_TASKS = {task.name: task for task in (
     GlueTask("sst-2", BINARY, _standard(0, None, 1, test_a=1)),
     GlueTask("mrpc", BINARY, _standard(3, 4, 0)),
     GlueTask("qqp", BINARY, _standard(3, 4, 5, test_a=1, test_b=2, index=0)),
-    GlueTask("sts-b", None, _standard(7, 8, 9, index=0)),
+    GlueTask("sts-b", None, _standard(7, 8, 9, index=0), label_range=(0.0, 5.0)),
     GlueTask("mnli", NLI, _mnli_splits()),
     GlueTask("qnli", ENTAILMENT, _standard(1, 2, 3, index=0)),
     GlueTask("rte", ENTAILMENT, _standard(1, 2, 3, index=0)),
@@ -176,11 +177,12 @@ class GlueReader:
         return os.path.join(self.data_dir, filename)
 
     def read(self, split):
-        """`SplitData` of `split`; raises `BadRowError` on a bad row unless skipping."""
+        """`SplitData` of `split`; raises `BadRowError` on a bad row unless
+        skipping, and when no example is left."""
         path, layout = self.path(split), self.task.splits[split]
         if not os.path.isfile(path):
             raise FileNotFoundError(f"{self.name} {split} file not found: {path!r}")
-        builder = ExampleBuilder(self.label_list, self.skip_bad_rows)
+        builder = ExampleBuilder(self.label_list, self.skip_bad_rows, self.task.label_range)
         lines = tsv_lines(path)
         if layout.header:
             next(lines, None)
@@ -190,8 +192,7 @@ class GlueReader:
                                     len(examples))
             if example is not None:
                 examples.append(example)
-        builder.log_summary(path, len(examples))
-        return SplitData(path, examples, builder.skipped)
+        return builder.finish(path, examples)
 
     def _example(self, builder, layout, split, source, fields, count):
         def column(index, name):

@@ -20,6 +20,7 @@ the context, a repeated id, missing text) are skipped with a count and a
 warning naming the id instead of stopping the run.
 """
 
+import codecs
 import dataclasses
 import json
 import logging
@@ -109,18 +110,30 @@ class _Skip(Exception):
 
 
 def read_squad_file(path, is_training, version_2_with_negative=False):
-    """`SquadFile` of `path`; see the module docstring for what is skipped."""
+    """`SquadFile` of `path`; see the module docstring for what is skipped.
+    A file with no usable question is an error."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"SQuAD file not found: {path!r}")
-    with open(path, encoding="utf-8") as f:
-        try:
-            document = json.load(f)
-        except json.JSONDecodeError as e:
-            raise SquadFormatError(f"{path}: not valid JSON: {e}") from None
+    with open(path, "rb") as f:
+        data = f.read()
+    start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0  # a BOM is dropped
+    try:
+        text = data[start:].decode("utf-8")
+    except UnicodeDecodeError as e:
+        offset = start + e.start
+        line = data.count(b"\n", 0, offset) + 1
+        raise SquadFormatError(f"{path}:{line}: not UTF-8 ({e.reason} at byte {offset})") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SquadFormatError(f"{path}: not valid JSON: {e}") from None
     if not isinstance(document, dict) or not isinstance(document.get("data"), list):
         raise SquadFormatError(f'{path}: expected an object with a "data" list of articles')
     examples, skipped = read_squad_articles(
         document["data"], is_training, version_2_with_negative, source=path)
+    if not examples:
+        reason = f" ({len(skipped)} questions skipped)" if skipped else ""
+        raise SquadFormatError(f"{path}: no examples{reason}")
     return SquadFile(path, str(document.get("version", "")), document["data"], examples, skipped)
 
 

@@ -90,3 +90,10 @@ def test_shared_conll2003_train_counts():
     assert len({s.document for s in sentences}) == 946
     chunks = sum(t.startswith("B-") for s in sentences for t in s.tags)
     assert chunks == 23499  # 7140 LOC + 3438 MISC + 6321 ORG + 6600 PER
+
+
+@pytest.mark.parametrize("text", ["", "\n\n  \n", "-DOCSTART- -X- -X- O\n\n"])
+def test_a_file_without_sentences_is_an_error_naming_it(tmp_path, text):
+    path = _write(tmp_path, text)
+    with pytest.raises(TaggedFileError, match=re.escape(path) + ": no examples"):
+        read_tagged_file(path)

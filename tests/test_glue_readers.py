@@ -154,6 +154,40 @@ def test_bad_regression_label(tmp_path):
         GlueReader("STS-B", str(tmp_path)).read("dev")
 
 
+def test_sts_b_labels_outside_zero_to_five_are_rejected(tmp_path):
+    header = "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore\n"
+    rows = [f"{i}\tg\tf\ty\t1\tn\tn\tA b.\tC d.\t{score}\n"
+            for i, score in enumerate(["0", "5.000", "5.2", "-0.1", "2.5"])]
+    _write(tmp_path / "dev.tsv", header + "".join(rows))
+    path = str(tmp_path / "dev.tsv")
+    with pytest.raises(BadRowError, match=f"{path}:4: label '5.2' is outside \\[0, 5\\]"):
+        GlueReader("STS-B", str(tmp_path)).read("dev")
+    data = GlueReader("STS-B", str(tmp_path), skip_bad_rows=True).read("dev")
+    assert [e.label for e in data.examples] == [0.0, 5.0, 2.5]
+    assert [s.split(": ", 1)[0] for s in data.skipped] == [f"{path}:4", f"{path}:5"]
+
+
+@pytest.mark.parametrize("task, text", [
+    ("SST-2", ""),
+    ("SST-2", "sentence\tlabel\n"),
+    ("CoLA", "\n\n"),
+    ("RTE", "\ufeffindex\tsentence1\tsentence2\tlabel\r\n"),
+])
+def test_a_split_without_examples_is_an_error_naming_the_file(tmp_path, task, text):
+    _write(tmp_path / "train.tsv", text)
+    with pytest.raises(BadRowError, match=f"{tmp_path / 'train.tsv'}: no examples$"):
+        GlueReader(task, str(tmp_path)).read("train")
+
+
+def test_a_split_whose_rows_are_all_bad_has_no_examples(tmp_path):
+    _write(tmp_path / "train.tsv", "sentence\tlabel\nfine\t7\n")
+    with pytest.raises(BadRowError, match=r"train.tsv: no examples \(1 bad rows skipped\)"):
+        GlueReader("SST-2", str(tmp_path), skip_bad_rows=True).read("train")
+    _write(tmp_path / "dev.csv", "text,label\n")
+    with pytest.raises(BadRowError, match=r"dev.csv: no examples"):
+        CustomReader(str(tmp_path), "text", label_list=["a", "b"]).read("dev")
+
+
 def test_custom_csv_quoting_ids_and_unlabelled_test():
     reader = CustomReader(os.path.join(FIXTURES, "custom_csv"), text_a_column="review",
                           label_column="stars", id_column="id")

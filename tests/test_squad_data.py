@@ -181,3 +181,34 @@ def test_has_answers_tells_test_files_apart(tmp_path):
         {"id": "q", "question": "a?"}]}]}]}))
     squad_file = squad_reader.read_squad_file(str(path), False, version_2_with_negative=True)
     assert [e.qas_id for e in squad_file.examples] == ["q"] and not squad_file.has_answers
+
+
+def test_invalid_utf8_names_file_line_and_byte(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_bytes(b'{"data": [\n{"title": "caf\xe9"}]}')
+    with pytest.raises(squad_reader.SquadFormatError,
+                       match=f"{path}:2: not UTF-8 \\(invalid continuation byte at byte 25\\)"):
+        squad_reader.read_squad_file(str(path), is_training=True)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # the offset counts the BOM
+    with pytest.raises(squad_reader.SquadFormatError, match="at byte 28"):
+        squad_reader.read_squad_file(str(path), is_training=True)
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path):
+    path = tmp_path / "bom.json"
+    with open(V1, "rb") as f:
+        path.write_bytes(b"\xef\xbb\xbf" + f.read())
+    with_bom = squad_reader.read_squad_file(str(path), is_training=True)
+    assert with_bom.examples == squad_reader.read_squad_file(V1, is_training=True).examples
+
+
+@pytest.mark.parametrize("document", [
+    {"version": "1.1", "data": []},
+    {"data": [{"title": "t", "paragraphs": [{"context": "a b", "qas": []}]}]},
+    {"data": [{"title": "t", "paragraphs": [{"context": "a b", "qas": [{"question": "a?"}]}]}]},
+])
+def test_a_file_without_examples_is_an_error_naming_it(tmp_path, document):
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(squad_reader.SquadFormatError, match=f"{path}: no examples"):
+        squad_reader.read_squad_file(str(path), is_training=True)
