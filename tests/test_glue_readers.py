@@ -262,6 +262,17 @@ def test_features_pack_and_truncate_longest_first(uncased_vocab_file, tmp_path):
     np.testing.assert_array_equal(labels["example_index"].numpy(), [0, 1, 2])
 
 
+def test_an_empty_cache_file_is_rewritten_not_reused(uncased_vocab_file, tmp_path):
+    tokenizer = FullTokenizer(uncased_vocab_file, do_lower_case=True)
+    examples = GlueReader("MRPC", fixture_dir("mrpc")).read("train").examples
+    args = (examples, tokenizer, uncased_vocab_file, True, 24, ("0", "1"))
+    path = cached_tfrecord(str(tmp_path), "mrpc-train", *args)
+    written = open(path, "rb").read()
+    open(path, "wb").close()  # as an interrupted in-place write of an earlier version left it
+    assert cached_tfrecord(str(tmp_path), "mrpc-train", *args) == path
+    assert open(path, "rb").read() == written
+
+
 @pytest.mark.parametrize("task,counts", [
     ("CoLA", {"train": 8551, "dev": 1043, "test": 1063}),
     ("SST-2", {"train": 67349, "dev": 872}),
