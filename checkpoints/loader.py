@@ -122,8 +122,9 @@ def load_into(model, path, strict=False, fmt=None):
     for variable in model.weights:
         value = values.get(variable.path)
         if value is not None and tuple(value.shape) != tuple(variable.shape):
-            hint = " (vocab_size differs: check --vocab_file and the config)" if \
-                variable.path.endswith("word_embeddings/embeddings") else ""
+            hint = " (vocab_size differs: check --vocab_file and the config)" if (
+                variable.path.endswith("word_embeddings/embeddings")
+                and value.shape[0] != variable.shape[0]) else ""
             errors.append(f"{variable.path}: checkpoint has shape {list(value.shape)}, "
                           f"model expects {list(variable.shape)}{hint}")
     if errors:

@@ -132,6 +132,16 @@ def test_shape_mismatch_names_variable_and_both_shapes(tmp_path):
     assert "[99, 32]" in message and "[120, 32]" in message and "vocab_size" in message
 
 
+def test_vocab_size_hint_only_when_the_vocabulary_dimension_differs(tmp_path):
+    write_name_based(to_tf1(_random_pretrainer(1)), str(tmp_path / "ckpt"))
+    other = BertPretrainer(BertEncoder(CONFIG.replace(hidden_size=36)))
+    with pytest.raises(CheckpointMismatchError) as error:
+        load_into(other, str(tmp_path / "ckpt"))
+    message = str(error.value)
+    assert "word_embeddings/embeddings: checkpoint has shape [99, 32], model expects [99, 36]" in message, message
+    assert "(vocab_size differs" not in message
+
+
 def test_missing_variables_are_listed_or_fatal_when_strict(tmp_path):
     encoder_only = BertEncoder(CONFIG)
     write_name_based(to_tf1(encoder_only), str(tmp_path / "ckpt"))
