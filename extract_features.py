@@ -17,7 +17,7 @@ import json
 
 from absl import app, flags, logging
 
-from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
+from checkpoints.companion_files import resolve_model_files
 from checkpoints.loader import load_into
 from data.graph_tokenizer import GraphTokenizer
 from data.vocab import Vocab
@@ -43,8 +43,10 @@ FLAGS = flags.FLAGS
 
 def main(_):
     layer_indexes = [int(x) for x in FLAGS.layers]
-    vocab = Vocab.from_file(resolve_vocab_file(FLAGS.vocab_file, FLAGS.init_checkpoint))
-    encoder = BertEncoder(resolve_bert_config(FLAGS.bert_config_file, None, FLAGS.init_checkpoint))
+    vocab_file, config = resolve_model_files(FLAGS.vocab_file, FLAGS.bert_config_file,
+                                             init_checkpoint=FLAGS.init_checkpoint)
+    vocab = Vocab.from_file(vocab_file)
+    encoder = BertEncoder(config)
     logging.info(load_into(encoder, FLAGS.init_checkpoint).summary())
     model = layers_model(encoder, layer_indexes)
     lines = read_input_lines(FLAGS.input_file)

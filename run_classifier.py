@@ -29,7 +29,7 @@ import dataclasses
 import keras
 from absl import app, flags, logging
 
-from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
+from checkpoints.companion_files import resolve_model_files
 from data.custom_reader import CustomReader
 from data.glue_readers import GlueReader
 from export.export_meta import ExportMeta, write_export_meta
@@ -104,9 +104,8 @@ def main(_):
         raise app.UsageError("--learning_rates / --num_restarts pick the best run on dev: "
                              "add --do_eval")
     reader = make_reader()
-    vocab_file = resolve_vocab_file(FLAGS.vocab_file, FLAGS.init_checkpoint)
-    bert_config = resolve_bert_config(FLAGS.bert_config_file, FLAGS.preset,
-                                      FLAGS.init_checkpoint)
+    vocab_file, bert_config = resolve_model_files(FLAGS.vocab_file, FLAGS.bert_config_file,
+                                                  FLAGS.preset, FLAGS.init_checkpoint)
 
     def run_one(run):
         keras.utils.clear_session()

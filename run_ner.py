@@ -27,7 +27,7 @@ TF Serving SavedModel (text in, entities out) right away.
 
 from absl import app, flags, logging
 
-from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
+from checkpoints.companion_files import resolve_model_files
 from export.export_meta import ExportMeta, write_export_meta
 from export.export_model import export_model
 from modeling.feature_based_tagger import LAYER_COMBINATIONS
@@ -84,11 +84,12 @@ def main(_):
     if FLAGS.export_dir and FLAGS.feature_based:
         raise app.UsageError("--export_dir exports fine-tuned models; not with --feature_based")
     options = RunOptions.from_flags()
+    vocab_file, bert_config = resolve_model_files(FLAGS.vocab_file, FLAGS.bert_config_file,
+                                                  FLAGS.preset, FLAGS.init_checkpoint)
     config = TaggingConfig(
         data_dir=FLAGS.data_dir,
-        vocab_file=resolve_vocab_file(FLAGS.vocab_file, FLAGS.init_checkpoint),
-        bert_config=resolve_bert_config(FLAGS.bert_config_file, FLAGS.preset,
-                                        FLAGS.init_checkpoint),
+        vocab_file=vocab_file,
+        bert_config=bert_config,
         do_lower_case=FLAGS.do_lower_case, max_seq_length=FLAGS.max_seq_length,
         doc_stride=FLAGS.doc_stride, document_context=FLAGS.document_context,
         labels=tuple(FLAGS.labels) if FLAGS.labels else None, tag_column=FLAGS.tag_column,

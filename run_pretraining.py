@@ -18,7 +18,10 @@ import os
 
 from absl import app, flags, logging
 
+from checkpoints.companion_files import check_vocab_fits, config_source
+from data.corpus_reader import expand_input_files
 from data.pretraining_config import MaskingOptions
+from data.pretraining_dataset import check_record_ids
 from data.tf_masking import DynamicMasker
 from data.vocab import Vocab
 from modeling.pretrainer import OBJECTIVES
@@ -71,6 +74,11 @@ def main(_):
             raise app.UsageError(f"--{name} is required.")
     options = run_options.RunOptions.from_flags()
     config = run_options.bert_config_from_flags()
+    source = config_source(FLAGS.bert_config_file, FLAGS.preset)
+    if FLAGS.vocab_file:
+        check_vocab_fits(config, source, FLAGS.vocab_file)
+    for path in expand_input_files(FLAGS.input_file):
+        check_record_ids(path, config.vocab_size, source)
     task = PretrainingTask(
         config, FLAGS.input_file, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq,
         objective=FLAGS.objective, init_checkpoint=FLAGS.init_checkpoint,

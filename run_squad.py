@@ -23,7 +23,7 @@ import os
 
 from absl import app, flags, logging
 
-from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
+from checkpoints.companion_files import resolve_model_files
 from export.export_meta import SQUAD_OPTIONS, ExportMeta, write_export_meta
 from export.export_model import export_model
 from tasks.fine_tuning import FineTuningSettings, train_epochs
@@ -85,10 +85,11 @@ def main(_):
     if (FLAGS.do_predict or FLAGS.do_eval) and not FLAGS.predict_file:
         raise app.UsageError("--do_predict / --do_eval need --predict_file")
     options = RunOptions.from_flags()
+    vocab_file, bert_config = resolve_model_files(FLAGS.vocab_file, FLAGS.bert_config_file,
+                                                  FLAGS.preset, FLAGS.init_checkpoint)
     task = QuestionAnsweringTask(QuestionAnsweringConfig(
-        vocab_file=resolve_vocab_file(FLAGS.vocab_file, FLAGS.init_checkpoint),
-        bert_config=resolve_bert_config(FLAGS.bert_config_file, FLAGS.preset,
-                                        FLAGS.init_checkpoint),
+        vocab_file=vocab_file,
+        bert_config=bert_config,
         train_file=FLAGS.train_file, predict_file=FLAGS.predict_file,
         do_lower_case=FLAGS.do_lower_case, max_seq_length=FLAGS.max_seq_length,
         doc_stride=FLAGS.doc_stride, max_query_length=FLAGS.max_query_length,

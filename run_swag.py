@@ -19,7 +19,7 @@ import os
 
 from absl import app, flags, logging
 
-from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
+from checkpoints.companion_files import resolve_model_files
 from export.export_meta import ExportMeta, write_export_meta
 from export.export_model import export_model
 from tasks.fine_tuning import EVAL_RESULTS, FineTuningSettings, train_epochs
@@ -61,11 +61,12 @@ def main(_):
     if not FLAGS.data_dir:
         raise app.UsageError("--data_dir is required")
     options = RunOptions.from_flags()
+    vocab_file, bert_config = resolve_model_files(FLAGS.vocab_file, FLAGS.bert_config_file,
+                                                  FLAGS.preset, FLAGS.init_checkpoint)
     task = MultipleChoiceTask(MultipleChoiceConfig(
         data_dir=FLAGS.data_dir,
-        vocab_file=resolve_vocab_file(FLAGS.vocab_file, FLAGS.init_checkpoint),
-        bert_config=resolve_bert_config(FLAGS.bert_config_file, FLAGS.preset,
-                                        FLAGS.init_checkpoint),
+        vocab_file=vocab_file,
+        bert_config=bert_config,
         do_lower_case=FLAGS.do_lower_case, max_seq_length=FLAGS.max_seq_length,
         init_checkpoint=FLAGS.init_checkpoint, skip_bad_rows=FLAGS.skip_bad_rows,
         seed=FLAGS.seed))

@@ -7,6 +7,7 @@ directory (`config.json`, `vocab.txt`) or one of our weight directories.
 import os
 
 from checkpoints.huggingface import read_hf_config
+from data.vocab import Vocab
 from modeling.config import BertConfig, ConfigError
 
 
@@ -15,15 +16,25 @@ def checkpoint_dir(path):
     return path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
 
 
-def config_beside(path):
-    """`BertConfig` from `bert_config.json` or a Hugging Face `config.json` next
-    to the checkpoint at `path`; None when there is neither."""
+def config_file_beside(path):
+    """`bert_config.json` or a Hugging Face `config.json` next to the
+    checkpoint at `path`, or None."""
     directory = checkpoint_dir(path)
-    if os.path.isfile(os.path.join(directory, "bert_config.json")):
-        return BertConfig.from_json_file(os.path.join(directory, "bert_config.json"))
-    if os.path.isfile(os.path.join(directory, "config.json")):
-        return read_hf_config(directory)
+    for name in ("bert_config.json", "config.json"):
+        if os.path.isfile(os.path.join(directory, name)):
+            return os.path.join(directory, name)
     return None
+
+
+def config_beside(path):
+    """`BertConfig` from the config file next to the checkpoint at `path`;
+    None when there is none."""
+    found = config_file_beside(path)
+    if found is None:
+        return None
+    if os.path.basename(found) == "bert_config.json":
+        return BertConfig.from_json_file(found)
+    return read_hf_config(os.path.dirname(found))
 
 
 def vocab_beside(path):
@@ -59,3 +70,33 @@ def resolve_vocab_file(vocab_file=None, init_checkpoint=None):
         raise FileNotFoundError("no vocabulary: pass --vocab_file (no vocab.txt beside "
                                 f"--init_checkpoint={init_checkpoint!r})")
     return found
+
+
+def resolve_model_files(vocab_file=None, bert_config_file=None, preset=None, init_checkpoint=None):
+    """(vocab file, `BertConfig`) as `resolve_vocab_file` and `resolve_bert_config`
+    find them, checked to fit each other (`check_vocab_fits`)."""
+    vocab_file = resolve_vocab_file(vocab_file, init_checkpoint)
+    config = resolve_bert_config(bert_config_file, preset, init_checkpoint)
+    check_vocab_fits(config, config_source(bert_config_file, preset, init_checkpoint), vocab_file)
+    return vocab_file, config
+
+
+def config_source(bert_config_file=None, preset=None, init_checkpoint=None):
+    """Where `resolve_bert_config` takes the config from, for messages."""
+    if bert_config_file:
+        return bert_config_file
+    if preset:
+        return f"--preset={preset}"
+    return config_file_beside(init_checkpoint) if init_checkpoint else "the config"
+
+
+def check_vocab_fits(config, source, vocab_file):
+    """Raises `ConfigError` naming both files when the vocabulary has more
+    tokens than the config's `vocab_size`: its ids would index past the word
+    embeddings, which otherwise fails only at the first training step."""
+    size = len(Vocab.from_file(vocab_file))
+    if size > config.vocab_size:
+        raise ConfigError(
+            f"{vocab_file} has {size} tokens but {source} has vocab_size={config.vocab_size}: "
+            f"token ids up to {size - 1} would not fit the word embeddings; use the vocabulary "
+            f"the model was trained with, or a config with vocab_size={size}")
