@@ -7,7 +7,8 @@ One optimizer step of masked LM on `--predictions` positions per sequence +
 NSP, AdamW, dropout on: ours is `benchmarks/train_step.py`'s step (the model,
 loss and optimizer of `run_pretraining.py`), the peer `BertForPreTraining`
 (`benchmarks/hf_torch.py`), same config, batch, sequence and masked positions.
-Contenders: fp32, `_xla` (ours with `jit_compile`), and `_bf16` (our
+Contenders: fp32, `_xla` (ours with `jit_compile`), `_no_onednn` (ours on
+TensorFlow's own kernels, TF_ENABLE_ONEDNN_OPTS=0), and `_bf16` (our
 `mixed_bfloat16`, torch bf16 autocast), the bf16 ones by default only where
 the CPU computes bf16 natively. Each runs in its own process, repeats
 interleaved; the table shows the median over processes of each process's
@@ -26,7 +27,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 from benchmarks.common import (contender_parser, cpu_default_contenders, host_description,  # noqa: E402
                                median, peak_rss_mb, print_table, run_contenders, spread)
 
-CONTENDERS = ("ours_fp32", "ours_fp32_xla", "ours_bf16", "hf_torch_fp32", "hf_torch_bf16")
+CONTENDERS = ("ours_fp32", "ours_fp32_xla", "ours_fp32_no_onednn", "ours_bf16", "hf_torch_fp32",
+              "hf_torch_bf16")
 DEFAULT = ("ours_fp32", "ours_bf16", "hf_torch_fp32", "hf_torch_bf16")
 BASELINE = "hf_torch_fp32"
 
@@ -43,6 +45,8 @@ def _runner(name, config, features, labels):
 
 
 def worker(args):
+    if args.worker.endswith("no_onednn"):
+        os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"  # TensorFlow's own kernels instead of oneDNN's
     from benchmarks.train_step import synthetic_batch
     from modeling.config import BertConfig
     config = BertConfig.from_preset(args.preset)
