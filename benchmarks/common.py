@@ -37,6 +37,13 @@ def run_worker(script, args):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def add_precision_flag(parser):
+    """`--mixed_precision`, default `auto`: resolve it with `tasks.precision.resolve`."""
+    from tasks.precision import CHOICES
+    parser.add_argument("--mixed_precision", default="auto", choices=CHOICES,
+                        help="auto: bf16 where the device computes it natively, float32 elsewhere.")
+
+
 def contender_parser(doc, contenders, batch, steps, repeats):
     """The flags every side-by-side script shares; `--worker` marks a contender's own process."""
     parser = argparse.ArgumentParser(description=doc.split("\n")[0])
@@ -48,6 +55,13 @@ def contender_parser(doc, contenders, batch, steps, repeats):
     parser.add_argument("--contenders", default=",".join(contenders))
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     return parser
+
+
+def cpu_default_contenders(contenders):
+    """The bf16 contenders only where this CPU computes bf16 natively (`--mixed_precision=auto`'s rule)."""
+    from tasks.precision import resolve
+    native = resolve("auto", device="cpu")[0] == "bf16"
+    return tuple(name for name in contenders if native or "bf16" not in name)
 
 
 def run_contenders(script, contenders, repeats, worker_args):
@@ -68,6 +82,21 @@ def run_contenders(script, contenders, repeats, worker_args):
 
 def median(values):
     return statistics.median(values)
+
+
+def spread(values, digits=1):
+    """`min-max` of per-process figures: how far the shared host moved them."""
+    return f"{min(values):.{digits}f}-{max(values):.{digits}f}"
+
+
+def host_description():
+    """lscpu's model name and flags: which CPU a figure comes from (bf16 native or emulated)."""
+    try:
+        lines = subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines()
+    except OSError:
+        return "lscpu not available"
+    wanted = ("Model name", "CPU(s)", "Flags")
+    return "\n".join(line for line in lines if line.split(":")[0].strip() in wanted)
 
 
 def print_table(rows, columns):

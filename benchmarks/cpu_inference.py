@@ -5,9 +5,13 @@ Face transformers (torch fp32, bf16 autocast, bf16 weights) and the TF Model Gar
 
 `ours_bf16_serving` is the inference-only set-up: bf16 weights, and oneDNN told
 the weights never change (TF_ONEDNN_ASSUME_FROZEN_WEIGHTS=1) so it keeps them in
-its AMX layout. Every contender runs in its own process (so peak RSS is its own), on the same
-random token ids, repeats interleaved; the table shows median sequences/s,
-ratios to the Hugging Face figures, achieved TFLOP/s and peak RSS.
+its AMX layout. `ours_fp32_xla` compiles the forward pass with XLA,
+`ours_fp32_no_onednn` runs TensorFlow's own kernels (TF_ENABLE_ONEDNN_OPTS=0).
+Every contender runs in its own process (so peak RSS is its own), on the same
+random token ids, repeats interleaved; the table shows median sequences/s, the
+min-max over processes, ratios to the Hugging Face figures, achieved TFLOP/s
+and peak RSS. By default the bf16 contenders run only where the CPU computes
+bf16 natively (AMX or AVX512_BF16), as `--mixed_precision=auto` would choose.
 """
 
 import json
@@ -18,11 +22,14 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from benchmarks.common import (contender_parser, inference_flops_per_token, median,  # noqa: E402
-                               peak_rss_mb, print_table, run_contenders)
+from benchmarks.common import (contender_parser, cpu_default_contenders, host_description,  # noqa: E402
+                               inference_flops_per_token, median, peak_rss_mb, print_table,
+                               run_contenders, spread)
 
-CONTENDERS = ("ours_fp32", "ours_bf16", "ours_bf16_serving", "ours_bf16_rewrite", "hf_torch_fp32",
-              "hf_torch_bf16", "hf_torch_bf16_weights", "model_garden_fp32")
+CONTENDERS = ("ours_fp32", "ours_fp32_xla", "ours_fp32_no_onednn", "ours_bf16", "ours_bf16_serving",
+              "ours_bf16_rewrite", "hf_torch_fp32", "hf_torch_bf16", "hf_torch_bf16_weights",
+              "model_garden_fp32")
+DEFAULT = tuple(name for name in CONTENDERS if not name.startswith("ours_fp32_"))
 
 
 def _inputs(config, batch, seq):
@@ -48,7 +55,8 @@ def _ours(config, inputs, mode):
         tf.config.optimizer.set_experimental_options({"auto_mixed_precision_onednn_bfloat16": True})
     from modeling import BertEncoder
     encoder = BertEncoder(config)
-    forward = tf.function(lambda x: encoder(x, training=False)["sequence_output"])
+    forward = tf.function(lambda x: encoder(x, training=False)["sequence_output"],
+                          jit_compile=mode == "fp32_xla")
     tensors = {k: tf.constant(v) for k, v in inputs.items()}
     return lambda: forward(tensors).numpy()
 
@@ -87,6 +95,8 @@ def _model_garden(config, inputs):
 
 
 def worker(args):
+    if args.worker.endswith("no_onednn"):
+        os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"  # TensorFlow's own kernels instead of oneDNN's
     from modeling import BertConfig
     config = BertConfig.from_preset(args.preset)
     inputs = _inputs(config, args.batch, args.seq)
@@ -107,11 +117,13 @@ def worker(args):
 
 
 def main():
-    args = contender_parser(__doc__, CONTENDERS, batch=32, steps=5, repeats=3).parse_args()
+    args = contender_parser(__doc__, cpu_default_contenders(DEFAULT), batch=32, steps=5,
+                            repeats=3).parse_args()
     if args.worker:
         return worker(args)
     from modeling import BertConfig
     config = BertConfig.from_preset(args.preset)
+    print(host_description())
     results = run_contenders(__file__, args.contenders.split(","), args.repeats, [
         f"--preset={args.preset}", f"--batch={args.batch}", f"--seq={args.seq}", f"--steps={args.steps}"])
     flops_per_seq = inference_flops_per_token(config, args.seq) * args.seq
@@ -119,13 +131,14 @@ def main():
     for name in speed:
         rows.append({
             "contender": name, "seq/s": f"{speed[name]:.1f}",
+            "min-max": spread([r["seq_per_s"] for r in results[name]]),
             "vs hf_torch_fp32": f"{speed[name] / speed['hf_torch_fp32']:.2f}x" if "hf_torch_fp32" in speed else "",
             "vs hf_torch_bf16": f"{speed[name] / speed['hf_torch_bf16']:.2f}x" if "hf_torch_bf16" in speed else "",
             "TFLOP/s": f"{speed[name] * flops_per_seq / 1e12:.2f}",
             "peak RSS MB": f"{max(r['peak_rss_mb'] for r in results[name]):.0f}"})
     print(f"{args.preset}, batch {args.batch}, seq {args.seq}, median of {args.repeats} processes "
           f"x {args.steps} batches")
-    print_table(rows, ["contender", "seq/s", "vs hf_torch_fp32", "vs hf_torch_bf16", "TFLOP/s",
+    print_table(rows, ["contender", "seq/s", "min-max", "vs hf_torch_fp32", "vs hf_torch_bf16", "TFLOP/s",
                        "peak RSS MB"])
 
 

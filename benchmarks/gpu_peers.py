@@ -109,48 +109,25 @@ def _keras_hub(config, args):
 # --- Hugging Face transformers (torch) ---------------------------------------------------------
 
 def _hf(config, args, compiled):
-    import numpy as np
+    features, labels = _numpy_batch(config, args)
+    if args.work == "train":
+        from benchmarks.hf_torch import pretraining_step_runner
+        return pretraining_step_runner(config, features, labels, "cuda", bf16=True, compiled=compiled)
     import torch
     import transformers
-    features, labels = _numpy_batch(config, args)
     device = torch.device("cuda")
-    hf_config = transformers.BertConfig(**config.to_dict())
     ids = torch.from_numpy(features["input_word_ids"]).long().to(device)
     mask = torch.from_numpy(features["input_mask"]).long().to(device)
     types = torch.from_numpy(features["input_type_ids"]).long().to(device)
-    if args.work == "infer":
-        torch.set_grad_enabled(False)
-        model = transformers.BertModel(hf_config).to(device, torch.bfloat16).eval()
-        forward = torch.compile(model) if compiled else model
-
-        def run(steps):
-            for _ in range(steps):
-                forward(input_ids=ids, attention_mask=mask, token_type_ids=types)
-            torch.cuda.synchronize()
-        return run
-
-    model = transformers.BertForPreTraining(hf_config).to(device).train()
-    mlm_labels = np.full(features["input_word_ids"].shape, -100, np.int64)
-    np.put_along_axis(mlm_labels, features["masked_lm_positions"], labels["masked_lm_ids"], axis=1)
-    mlm_labels = torch.from_numpy(mlm_labels).to(device)
-    nsp_labels = torch.from_numpy(labels["next_sentence_labels"]).long().to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01, fused=True)
+    torch.set_grad_enabled(False)
+    model = transformers.BertModel(transformers.BertConfig(**config.to_dict()))
+    model = model.to(device, torch.bfloat16).eval()
     forward = torch.compile(model) if compiled else model
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = forward(input_ids=ids, attention_mask=mask, token_type_ids=types,
-                           labels=mlm_labels, next_sentence_label=nsp_labels).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        return loss
 
     def run(steps):
         for _ in range(steps):
-            loss = step()
-        return float(loss)
+            forward(input_ids=ids, attention_mask=mask, token_type_ids=types)
+        torch.cuda.synchronize()
     return run
 
 

@@ -10,7 +10,7 @@ padded one per row, in one process, same model, optimizer and loss.
         --save_lengths=/tmp/wiki512_lengths.npy --preset=bert_uncased_L-4_H-256_A-4 --batch_size=8
     # Where TensorFlow is missing (the GPU machine), from the saved lengths:
     KERAS_BACKEND=jax python benchmarks/packed_pretraining.py --lengths_file=wiki512_lengths.npy \\
-        --preset=bert_base_uncased --batch_size=32 --mixed_precision=bf16
+        --preset=bert_base_uncased --batch_size=32
 
 The step's cost is set by the shapes (rows x 512), so real tokens/s is rows/s
 times the mean real tokens per row over the whole sample, padded or packed.
@@ -29,10 +29,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
-from benchmarks.common import peak_rss_mb  # noqa: E402
-from benchmarks.train_step import POLICIES, build, jax_step_runner, tf_step_runner  # noqa: E402
+from benchmarks.common import add_precision_flag, peak_rss_mb  # noqa: E402
+from benchmarks.train_step import build, jax_step_runner, tf_step_runner  # noqa: E402
 from data.sequence_packing import pack_lengths, pack_rows  # noqa: E402
 from modeling.config import PRESETS, BertConfig  # noqa: E402
+from tasks.precision import resolve  # noqa: E402
 from tasks.pretraining_losses import pretraining_loss  # noqa: E402
 
 
@@ -114,7 +115,7 @@ def main(argv=None):
     parser.add_argument("--max_predictions", type=int, default=80)
     parser.add_argument("--max_sequences_per_pack", type=int, default=3)
     parser.add_argument("--batch_size", type=int, default=32, help="Rows per step, both runs.")
-    parser.add_argument("--mixed_precision", default="none", choices=list(POLICIES))
+    add_precision_flag(parser)
     parser.add_argument("--jit_compile", action="store_true", help="TensorFlow backend: XLA.")
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--warmup_steps", type=int, default=2)
@@ -122,6 +123,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if bool(args.lengths_from) == bool(args.lengths_file):
         parser.error("give one of --lengths_from and --lengths_file")
+    args.mixed_precision, precision_reason = resolve(args.mixed_precision)
 
     if args.lengths_from:
         lengths = lengths_from_records(args.lengths_from, args.seq_length)
@@ -146,7 +148,8 @@ def main(argv=None):
         "packed": step_runner(config, args, *_model_data(packed_rows, True), packed=True)}, args)
     result = {"backend": keras.backend.backend(), "model": args.preset,
               "seq_length": args.seq_length, "batch_rows": args.batch_size,
-              "mixed_precision": args.mixed_precision, "instances": int(len(lengths)),
+              "mixed_precision": args.mixed_precision,
+              "precision_reason": precision_reason, "instances": int(len(lengths)),
               "rows_packed": len(groups),
               "padding_share_padded": 1 - tokens_per_row["padded"] / args.seq_length,
               "padding_share_packed": 1 - tokens_per_row["packed"] / args.seq_length,

@@ -15,7 +15,10 @@ the word embeddings) and the pooler + NSP head once per sequence.
 
 Example:
     KERAS_BACKEND=jax python benchmarks/train_step.py --preset=bert_base_uncased \\
-        --batch_size=64 --seq_length=128 --mixed_precision=bf16 --steps=50
+        --batch_size=64 --seq_length=128 --steps=50
+
+`--mixed_precision` defaults to `auto` (bf16 on GPUs, TPUs and CPUs with native
+bf16, float32 elsewhere: `tasks/precision.py`); the result names the choice.
 """
 
 import argparse
@@ -29,13 +32,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
+from benchmarks.common import add_precision_flag  # noqa: E402
 from modeling.config import PRESETS, BertConfig  # noqa: E402
 from modeling.encoder import BertEncoder  # noqa: E402
 from modeling.pretrainer import BertPretrainer  # noqa: E402
 from tasks.optimization import OptimizerConfig  # noqa: E402
+from tasks.precision import PRECISIONS, resolve  # noqa: E402
 from tasks.pretraining_losses import pretraining_loss  # noqa: E402
 
-POLICIES = {"none": "float32", "bf16": "mixed_bfloat16", "fp16": "mixed_float16"}
 # Dense bf16/fp16 tensor-core peaks (TFLOP/s) for MFU when --peak_tflops is not given.
 KNOWN_PEAKS = {"H100": 989.0, "H200": 989.0, "A100": 312.0, "L4": 121.0, "A10": 125.0}
 
@@ -64,7 +68,8 @@ def synthetic_batch(config, batch, seq, predictions, seed=0):
 
 
 def build(config, args, packed=False):
-    keras.config.set_dtype_policy(POLICIES[args.mixed_precision])
+    """`args.mixed_precision` is a resolved one (none, bf16 or fp16), not `auto`."""
+    keras.config.set_dtype_policy(PRECISIONS[args.mixed_precision])
     model = BertPretrainer(BertEncoder(config), "mlm_nsp", packed=packed)
     optimizer = OptimizerConfig(learning_rate=1e-4, num_warmup_steps=10).build(10_000)
     if args.mixed_precision == "fp16":
@@ -155,12 +160,13 @@ def main(argv=None):
     parser.add_argument("--batch_size", type=int, default=32)
     parser.add_argument("--seq_length", type=int, default=128)
     parser.add_argument("--max_predictions", type=int, default=20, help="Masked positions per sequence.")
-    parser.add_argument("--mixed_precision", default="none", choices=list(POLICIES))
+    add_precision_flag(parser)
     parser.add_argument("--jit_compile", action="store_true", help="TensorFlow backend: XLA.")
     parser.add_argument("--steps", type=int, default=20, help="Timed steps.")
     parser.add_argument("--warmup_steps", type=int, default=3, help="Untimed steps (compilation).")
     parser.add_argument("--peak_tflops", type=float, help="Device peak for MFU (default: known GPUs).")
     args = parser.parse_args(argv)
+    args.mixed_precision, precision_reason = resolve(args.mixed_precision)
 
     config = (BertConfig.from_json_file(args.bert_config_file) if args.bert_config_file
               else BertConfig.from_preset(args.preset))
@@ -189,6 +195,7 @@ def main(argv=None):
         "backend": keras.backend.backend(), "device": device, "model": args.bert_config_file or args.preset,
         "batch_size": args.batch_size, "seq_length": args.seq_length,
         "max_predictions": args.max_predictions, "mixed_precision": args.mixed_precision,
+        "precision_reason": precision_reason,
         "jit_compile": args.jit_compile, "steps": args.steps,
         "examples_per_second": args.batch_size * args.steps / seconds,
         "step_ms": 1000 * seconds / args.steps,

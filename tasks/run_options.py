@@ -21,9 +21,9 @@ from absl import flags
 
 from modeling.config import BertConfig, ConfigError
 from tasks.optimization import OPTIMIZERS
+from tasks.precision import CHOICES, PRECISIONS, resolve
 
 STRATEGIES = ("one_device", "mirrored", "multi_worker_mirrored", "tpu")
-PRECISIONS = {"none": "float32", "bf16": "mixed_bfloat16", "fp16": "mixed_float16"}
 
 
 def define_flags():
@@ -53,8 +53,10 @@ def define_flags():
                       "Default one_device, or tpu with --use_tpu. multi_worker_mirrored reads "
                       "TF_CONFIG.")
     flags.DEFINE_string("tpu", None, "TPU name or address for --distribution_strategy=tpu.")
-    flags.DEFINE_enum("mixed_precision", "none", list(PRECISIONS),
-                      "Compute dtype: none (float32), bf16, or fp16 with dynamic loss scaling.")
+    flags.DEFINE_enum("mixed_precision", "auto", list(CHOICES),
+                      "Compute dtype: auto (bf16 where the device computes it natively: GPU, TPU, "
+                      "CPU with AMX or AVX512_BF16; float32 elsewhere), none (float32), bf16, or "
+                      "fp16 with dynamic loss scaling.")
     flags.DEFINE_bool("jit_compile", False, "Compile the forward and backward pass with XLA.")
     flags.DEFINE_enum("optimizer", "adamw", OPTIMIZERS, "adamw (original BERT) or lamb.")
     flags.DEFINE_integer("grad_accum_steps", 1,
@@ -66,7 +68,11 @@ def define_flags():
 
 @dataclasses.dataclass(frozen=True)
 class RunOptions:
-    """Everything about running that is not the task: where, on what, how fast."""
+    """Everything about running that is not the task: where, on what, how fast.
+
+    `mixed_precision="auto"` is resolved on construction (`tasks.precision`), so
+    the field always holds the precision the run uses: none, bf16 or fp16.
+    """
 
     output_dir: str
     distribution_strategy: str = "one_device"
@@ -89,9 +95,9 @@ class RunOptions:
         if self.distribution_strategy not in STRATEGIES:
             raise ValueError(f"distribution_strategy must be one of {STRATEGIES}, "
                              f"got {self.distribution_strategy!r}")
-        if self.mixed_precision not in PRECISIONS:
-            raise ValueError(f"mixed_precision must be one of {list(PRECISIONS)}, "
-                             f"got {self.mixed_precision!r}")
+        precision, _ = resolve(self.mixed_precision,
+                               distribution_strategy=self.distribution_strategy)
+        object.__setattr__(self, "mixed_precision", precision)
         for name in ("grad_accum_steps", "save_checkpoints_steps", "keep_checkpoint_max",
                      "steps_per_loop", "log_steps"):
             if getattr(self, name) < 1:
