@@ -68,6 +68,19 @@ class _Callable(tf.__internal__.tracking.AutoTrackable):
         return self.__dict__["__call__"](inputs, training)
 
 
+def _within_positions(inputs, max_positions):
+    """`inputs` for the encoder, checked first to be at most `max_positions` tokens
+    long: past that the position-embedding lookup fails with a bare gather error
+    on CPU and silently reads zeros on GPU."""
+    length = tf.shape(inputs["input_word_ids"])[1]
+    check = tf.debugging.assert_less_equal(
+        length, max_positions,
+        message=f"the encoder takes at most max_position_embeddings={max_positions} tokens "
+                "per row; input_word_ids has more (truncate, or preprocess with a smaller seq_length)")
+    with tf.control_dependencies([check]):
+        return {k: tf.identity(inputs[k]) for k in ENCODER_INPUTS}
+
+
 def _encoder_outputs(encoded):
     return {"default": encoded["pooled_output"],
             "pooled_output": encoded["pooled_output"],
@@ -87,12 +100,13 @@ class HubEncoder(_Callable):
 
     def __init__(self, pretrainer, vocab_file=None, do_lower_case=None):
         encoder = pretrainer.encoder
+        max_positions = encoder.config.max_position_embeddings
 
         def encode(inputs, training=False):
-            return _encoder_outputs(encoder({k: inputs[k] for k in ENCODER_INPUTS}, training=training))
+            return _encoder_outputs(encoder(_within_positions(inputs, max_positions), training=training))
 
         def masked_lm(inputs, training=False):
-            encoded = encoder({k: inputs[k] for k in ENCODER_INPUTS}, training=training)
+            encoded = encoder(_within_positions(inputs, max_positions), training=training)
             logits = pretrainer.masked_lm(encoded["sequence_output"], inputs["masked_lm_positions"])
             return {**_encoder_outputs(encoded), "mlm_logits": logits}
 
