@@ -1,11 +1,13 @@
 """The config and vocabulary that travel with a checkpoint, so that
 `--init_checkpoint=<dir>` alone is enough: an original release directory
 (`bert_config.json`, `vocab.txt` beside `bert_model.ckpt`), a Hugging Face
-directory (`config.json`, `vocab.txt`) or one of our weight directories.
+directory (`config.json`, `vocab.txt`), a keras-hub preset (`config.json`,
+`assets/tokenizer/vocabulary.txt`) or one of our weight directories.
 """
 
 import os
 
+from checkpoints import keras_hub_preset
 from checkpoints.huggingface import read_hf_config
 from modeling.config import BertConfig, ConfigError
 
@@ -16,9 +18,11 @@ def checkpoint_dir(path):
 
 
 def config_beside(path):
-    """`BertConfig` from `bert_config.json` or a Hugging Face `config.json` next
-    to the checkpoint at `path`; None when there is neither."""
+    """`BertConfig` from `bert_config.json`, a keras-hub preset or a Hugging Face
+    `config.json` next to the checkpoint at `path`; None when there is none."""
     directory = checkpoint_dir(path)
+    if keras_hub_preset.is_preset(directory):
+        return keras_hub_preset.read_config(directory)
     if os.path.isfile(os.path.join(directory, "bert_config.json")):
         return BertConfig.from_json_file(os.path.join(directory, "bert_config.json"))
     if os.path.isfile(os.path.join(directory, "config.json")):
@@ -27,8 +31,10 @@ def config_beside(path):
 
 
 def vocab_beside(path):
-    """`vocab.txt` next to the checkpoint at `path`, or None."""
-    candidate = os.path.join(checkpoint_dir(path), "vocab.txt")
+    """`vocab.txt` (a keras-hub preset's vocabulary) next to the checkpoint at `path`, or None."""
+    directory = checkpoint_dir(path)
+    name = keras_hub_preset.VOCAB_FILE if keras_hub_preset.is_preset(directory) else "vocab.txt"
+    candidate = os.path.join(directory, name)
     return candidate if os.path.isfile(candidate) else None
 
 
