@@ -18,9 +18,11 @@ training)`, `variables`, `trainable_variables` and `regularization_losses`;
 `serve` endpoint (inference) and, with `call_training_endpoint="call_training"`,
 the dropout-on endpoint while fitting. Keras 3.15's TFSMLayer names its weights
 after TensorFlow's ("...kernel:0"); optimizers that make slot variables from
-those names (Adam, SGD with momentum) then fail with "not a valid scope name",
-so fine-tune through it with plain SGD, or in a subclass that names each weight
-`weight.name.split(":")[0].replace("/", "_")` in `_add_existing_weight`. Signatures for serving:
+those names (Adam, AdamW, SGD with momentum) then fail with "not a valid scope
+name". The README's `TrainableHubEncoder` (a `keras.layers.Layer` holding
+`tf.saved_model.load(path)` and its variables wrapped as `keras.Variable`s
+named without ":0") fine-tunes with any optimizer. Inputs longer than
+`max_position_embeddings` are an error that says so. Signatures for serving:
 `serving_default` (the three inputs -> `default`, `pooled_output`,
 `sequence_output`, and `encoder_outputs` stacked [L, batch, seq, H]) and `mlm`.
 With a vocab, `vocab_file` (asset) and `do_lower_case` ride along as in the
