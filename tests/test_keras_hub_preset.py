@@ -215,3 +215,17 @@ def test_minilm_through_the_converter_cli_matches_keras_hub(tmp_path):
     ours = BertEncoder(config.replace(hidden_act="gelu_new"))
     assert not load_into(ours, preset, strict=True).missing
     _assert_same_outputs(backbone(_keras_hub_inputs(inputs)), ours(inputs), inputs, atol=1e-4)
+
+
+def test_bfloat16_preset_saved_by_keras_hub_loads_exactly(tmp_path):
+    """keras stores bfloat16 weights as raw 16-bit words tagged dtype=bfloat16."""
+    keras_hub = _needs_keras_hub()
+    backbone = keras_hub.models.BertBackbone(
+        vocabulary_size=30, num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=16,
+        max_sequence_length=12, dtype="bfloat16")
+    backbone.save_to_preset(str(tmp_path))
+    ours = BertEncoder(resolve_bert_config(init_checkpoint=str(tmp_path)))
+    load_into(ours, str(tmp_path), strict=True)
+    np.testing.assert_array_equal(ours.word_embeddings.numpy(),
+                                  np.asarray(backbone.token_embedding.embeddings.numpy(), np.float32))
+    assert len(np.unique(ours.word_embeddings.numpy())) > 1
