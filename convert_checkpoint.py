@@ -1,12 +1,16 @@
-"""Converts a BERT checkpoint between the original TF1, Hugging Face and our layouts.
+"""Converts a BERT checkpoint between the original TF1, Hugging Face, keras-hub and our layouts.
 
   python convert_checkpoint.py --init_checkpoint=uncased_L-12_H-768_A-12/bert_model.ckpt \
       --bert_config_file=uncased_L-12_H-768_A-12/bert_config.json --output_format=hf \
       --output_dir=/tmp/bert_hf
 
-Input is detected (TF1, Hugging Face dir, TF Model Garden, ours, a training
-output_dir). MLM/NSP heads are carried when present; only variables found in
-the input are written, so nothing randomly initialised leaks into the output.
+Input is detected (TF1, Hugging Face dir, TF Model Garden, keras-hub preset,
+ours, a training output_dir). MLM/NSP heads are carried when present; only
+variables found in the input are written, so nothing randomly initialised leaks
+into the output. `--output_format=keras_hub` writes a preset directory that
+`keras_hub.models.BertBackbone.from_preset` and `BertTextClassifier.from_preset`
+load: the encoder (a BertBackbone has no pretraining heads) plus the tokenizer
+(the vocabulary, `--do_lower_case`).
 """
 
 import os
@@ -14,25 +18,30 @@ import shutil
 
 from absl import app, flags, logging
 
-from checkpoints.companion_files import resolve_bert_config
+from checkpoints import keras_hub_preset
+from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
 from checkpoints.export_formats import to_hf, to_tf1
 from checkpoints.huggingface import write_hf_dir
 from checkpoints.loader import load_into
 from checkpoints.ours import save_weights
 from checkpoints.tf_checkpoint import write_name_based
+from data.vocab import Vocab
 from modeling import BertEncoder
 from modeling.pretrainer import BertPretrainer
 
 flags.DEFINE_string("init_checkpoint", None, "Checkpoint to convert (any supported layout).")
 flags.DEFINE_string("bert_config_file", None, "bert_config.json; default: the one beside the input.")
-flags.DEFINE_string("vocab_file", None, "Copied into the output directory when given.")
-flags.DEFINE_enum("output_format", "hf", ["tf1", "hf", "ours"], "Layout to write.")
+flags.DEFINE_string("vocab_file", None, "Copied into the output directory when given "
+                    "(keras_hub: default the one beside the input).")
+flags.DEFINE_bool("do_lower_case", True, "keras_hub: the tokenizer lower-cases and strips accents.")
+flags.DEFINE_enum("output_format", "hf", ["tf1", "hf", "ours", "keras_hub"], "Layout to write.")
 flags.DEFINE_string("output_dir", None, "Directory to write.")
 flags.mark_flags_as_required(["init_checkpoint", "output_dir"])
 FLAGS = flags.FLAGS
 
 
-def convert(init_checkpoint, output_dir, output_format, bert_config_file=None, vocab_file=None):
+def convert(init_checkpoint, output_dir, output_format, bert_config_file=None, vocab_file=None,
+            do_lower_case=True):
     config = resolve_bert_config(bert_config_file, init_checkpoint=init_checkpoint)
     model = BertPretrainer(BertEncoder(config))
     report = load_into(model, init_checkpoint)
@@ -43,6 +52,10 @@ def convert(init_checkpoint, output_dir, output_format, bert_config_file=None, v
         config.to_json_file(os.path.join(output_dir, "bert_config.json"))
     elif output_format == "hf":
         write_hf_dir(to_hf(model, loaded), config, output_dir)
+    elif output_format == "keras_hub":
+        write_keras_hub(model, loaded, config, resolve_vocab_file(vocab_file, init_checkpoint),
+                        do_lower_case, output_dir)
+        return report
     else:
         save_weights(model, output_dir, loaded)
     if vocab_file:
@@ -50,10 +63,26 @@ def convert(init_checkpoint, output_dir, output_format, bert_config_file=None, v
     return report
 
 
+def write_keras_hub(model, loaded, config, vocab_file, do_lower_case, output_dir):
+    """The encoder's weights (all of them must have been loaded) as a keras-hub preset."""
+    tensors = {v.path: v.numpy() for v in model.weights if v.path in loaded}
+    left_out = sorted(set(tensors) - set(keras_hub_preset.backbone_paths(config.num_hidden_layers)))
+    if left_out:
+        logging.warning("not part of a keras-hub BertBackbone, left out: %s", ", ".join(left_out))
+    if config.hidden_act == "gelu":
+        logging.warning("keras-hub's BertBackbone computes the tanh approximation of GELU; this "
+                        "model uses the exact one (MiniLM's sequence_output moves by up to 4e-3)")
+    if config.hidden_dropout_prob != config.attention_probs_dropout_prob:
+        logging.warning("keras-hub has one dropout rate: %s (hidden_dropout_prob) is used for "
+                        "attention too", config.hidden_dropout_prob)
+    keras_hub_preset.write_preset(tensors, config, Vocab.from_file(vocab_file).tokens,
+                                  do_lower_case, output_dir)
+
+
 def main(argv):
     del argv
     report = convert(FLAGS.init_checkpoint, FLAGS.output_dir, FLAGS.output_format,
-                     FLAGS.bert_config_file, FLAGS.vocab_file)
+                     FLAGS.bert_config_file, FLAGS.vocab_file, FLAGS.do_lower_case)
     print(f"wrote {len(report.loaded)} variables as {FLAGS.output_format} to {FLAGS.output_dir}")
 
 

@@ -1,11 +1,13 @@
 """The config and vocabulary that travel with a checkpoint, so that
 `--init_checkpoint=<dir>` alone is enough: an original release directory
 (`bert_config.json`, `vocab.txt` beside `bert_model.ckpt`), a Hugging Face
-directory (`config.json`, `vocab.txt`) or one of our weight directories.
+directory (`config.json`, `vocab.txt`), a keras-hub preset (`config.json`,
+`assets/tokenizer/vocabulary.txt`) or one of our weight directories.
 """
 
 import os
 
+from checkpoints import keras_hub_preset
 from checkpoints.huggingface import read_hf_config
 from data.vocab import Vocab
 from modeling.config import BertConfig, ConfigError
@@ -17,8 +19,8 @@ def checkpoint_dir(path):
 
 
 def config_file_beside(path):
-    """`bert_config.json` or a Hugging Face `config.json` next to the
-    checkpoint at `path`, or None."""
+    """`bert_config.json`, a keras-hub preset's or a Hugging Face `config.json`
+    next to the checkpoint at `path`, or None."""
     directory = checkpoint_dir(path)
     for name in ("bert_config.json", "config.json"):
         if os.path.isfile(os.path.join(directory, name)):
@@ -32,14 +34,18 @@ def config_beside(path):
     found = config_file_beside(path)
     if found is None:
         return None
+    if keras_hub_preset.is_preset(os.path.dirname(found)):
+        return keras_hub_preset.read_config(os.path.dirname(found))
     if os.path.basename(found) == "bert_config.json":
         return BertConfig.from_json_file(found)
     return read_hf_config(os.path.dirname(found))
 
 
 def vocab_beside(path):
-    """`vocab.txt` next to the checkpoint at `path`, or None."""
-    candidate = os.path.join(checkpoint_dir(path), "vocab.txt")
+    """`vocab.txt` (a keras-hub preset's vocabulary) next to the checkpoint at `path`, or None."""
+    directory = checkpoint_dir(path)
+    name = keras_hub_preset.VOCAB_FILE if keras_hub_preset.is_preset(directory) else "vocab.txt"
+    candidate = os.path.join(directory, name)
     return candidate if os.path.isfile(candidate) else None
 
 

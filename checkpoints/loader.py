@@ -10,12 +10,12 @@ import os
 
 import numpy as np
 
-from checkpoints import model_garden, ours, tf_checkpoint
+from checkpoints import keras_hub_preset, model_garden, ours, tf_checkpoint
 from checkpoints.hf_names import hf_name
 from checkpoints.huggingface import is_hf_dir, read_hf_tensors
 from checkpoints.tf1_names import tf1_name
 
-FORMATS = ("ours", "trainer", "tf1", "hf", "model_garden")
+FORMATS = ("ours", "trainer", "tf1", "hf", "model_garden", "keras_hub")
 
 
 class CheckpointMismatchError(ValueError):
@@ -45,6 +45,8 @@ def detect_format(path):
         raise FileNotFoundError(f"checkpoint not found: {path!r}")
     if ours.is_ours(path):
         return "ours"
+    if keras_hub_preset.is_preset(path):
+        return "keras_hub"
     if is_hf_dir(path):
         return "hf"
     if os.path.isdir(path) and os.path.isfile(os.path.join(path, ours.WEIGHTS_FILE)):
@@ -60,13 +62,16 @@ def detect_format(path):
         raise CheckpointMismatchError(f"{path}: TensorFlow checkpoint of an unknown layout")
     raise CheckpointMismatchError(
         f"{path}: not a checkpoint we can read (expected one of {FORMATS}: a TF checkpoint "
-        "prefix or directory, a Hugging Face directory, or weights.safetensors)")
+        "prefix or directory, a Hugging Face directory, a keras-hub preset directory, or "
+        "weights.safetensors)")
 
 
 def _source_tensors(path, fmt):
     """{source key: array} plus a function our_path -> (source key, transposed) or None."""
     if fmt == "ours":
         return ours.read_weights(path), lambda p: (p, False)
+    if fmt == "keras_hub":
+        return keras_hub_preset.read_tensors(path), lambda p: (p, False)
     if fmt == "hf":
         def hf_key(p):
             tf1 = tf1_name(p)

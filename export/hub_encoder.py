@@ -18,9 +18,11 @@ training)`, `variables`, `trainable_variables` and `regularization_losses`;
 `serve` endpoint (inference) and, with `call_training_endpoint="call_training"`,
 the dropout-on endpoint while fitting. Keras 3.15's TFSMLayer names its weights
 after TensorFlow's ("...kernel:0"); optimizers that make slot variables from
-those names (Adam, SGD with momentum) then fail with "not a valid scope name",
-so fine-tune through it with plain SGD, or in a subclass that names each weight
-`weight.name.split(":")[0].replace("/", "_")` in `_add_existing_weight`. Signatures for serving:
+those names (Adam, AdamW, SGD with momentum) then fail with "not a valid scope
+name". The README's `TrainableHubEncoder` (a `keras.layers.Layer` holding
+`tf.saved_model.load(path)` and its variables wrapped as `keras.Variable`s
+named without ":0") fine-tunes with any optimizer. Inputs longer than
+`max_position_embeddings` are an error that says so. Signatures for serving:
 `serving_default` (the three inputs -> `default`, `pooled_output`,
 `sequence_output`, and `encoder_outputs` stacked [L, batch, seq, H]) and `mlm`.
 With a vocab, `vocab_file` (asset) and `do_lower_case` ride along as in the
@@ -68,6 +70,19 @@ class _Callable(tf.__internal__.tracking.AutoTrackable):
         return self.__dict__["__call__"](inputs, training)
 
 
+def _within_positions(inputs, max_positions):
+    """`inputs` for the encoder, checked first to be at most `max_positions` tokens
+    long: past that the position-embedding lookup fails with a bare gather error
+    on CPU and silently reads zeros on GPU."""
+    length = tf.shape(inputs["input_word_ids"])[1]
+    check = tf.debugging.assert_less_equal(
+        length, max_positions,
+        message=f"the encoder takes at most max_position_embeddings={max_positions} tokens "
+                "per row; input_word_ids has more (truncate, or preprocess with a smaller seq_length)")
+    with tf.control_dependencies([check]):
+        return {k: tf.identity(inputs[k]) for k in ENCODER_INPUTS}
+
+
 def _encoder_outputs(encoded):
     return {"default": encoded["pooled_output"],
             "pooled_output": encoded["pooled_output"],
@@ -87,12 +102,13 @@ class HubEncoder(_Callable):
 
     def __init__(self, pretrainer, vocab_file=None, do_lower_case=None):
         encoder = pretrainer.encoder
+        max_positions = encoder.config.max_position_embeddings
 
         def encode(inputs, training=False):
-            return _encoder_outputs(encoder({k: inputs[k] for k in ENCODER_INPUTS}, training=training))
+            return _encoder_outputs(encoder(_within_positions(inputs, max_positions), training=training))
 
         def masked_lm(inputs, training=False):
-            encoded = encoder({k: inputs[k] for k in ENCODER_INPUTS}, training=training)
+            encoded = encoder(_within_positions(inputs, max_positions), training=training)
             logits = pretrainer.masked_lm(encoded["sequence_output"], inputs["masked_lm_positions"])
             return {**_encoder_outputs(encoded), "mlm_logits": logits}
 

@@ -179,3 +179,24 @@ def test_saved_model_cli_lists_the_signatures(loaded):
     for name in ("input_word_ids", "masked_lm_positions", "pooled_output", "sequence_output",
                  "default", "encoder_outputs", "mlm_logits"):
         assert f"['{name}']" in shown, name
+
+
+def test_encoder_refuses_more_tokens_than_positions(hub_export):
+    """One token past max_position_embeddings is a clear error in every entry point
+    (not a bare gather error on CPU, nor silent zeros on GPU); the limit itself runs."""
+    import tensorflow as tf
+    encoder = tf.saved_model.load(hub_export["encoder"])
+    limit = hub_export["pretrainer"].encoder.config.max_position_embeddings
+
+    def inputs(length):
+        ones = tf.ones([1, length], tf.int32)
+        return {"input_word_ids": ones, "input_mask": ones, "input_type_ids": 0 * ones}
+
+    assert encoder(inputs(limit), training=False)["sequence_output"].shape[1] == limit
+    too_long = inputs(limit + 1)
+    calls = {"__call__": lambda: encoder(too_long, training=True),
+             "serving_default": lambda: encoder.signatures["serving_default"](**too_long),
+             "mlm": lambda: encoder.mlm({**too_long, "masked_lm_positions": tf.zeros([1, 1], tf.int32)})}
+    for name, call in calls.items():
+        with pytest.raises(tf.errors.InvalidArgumentError, match=f"max_position_embeddings={limit}"):
+            call()
