@@ -111,7 +111,9 @@ def cached_tfrecord(cache_dir, name, examples, tokenizer, vocab_file, do_lower_c
     """Path of the TFRecord of `examples` in `cache_dir`, written if not there yet."""
     key = features_key(examples, vocab_file, do_lower_case, max_seq_length, label_list)
     path = os.path.join(cache_dir, f"{name}-{max_seq_length}-{key[:16]}.tf_record")
-    if os.path.isfile(path):
+    # An empty file is what an interrupted in-place write of an earlier version
+    # left behind (writes are atomic now): rewrite it rather than reuse it.
+    if os.path.isfile(path) and os.path.getsize(path) > 0:
         logging.info("Using cached features %s", path)
         return path
     features = encode_examples(examples, tokenizer, max_seq_length, label_list)
