@@ -9,7 +9,9 @@ one_device, mirrored, multi_worker_mirrored and TPU strategies.
 Checkpoints hold the model (a dict keyed by `variable.path`, the layout
 `checkpoints.loader` reads), the optimizer, the step, the dropout RNG state and
 the input iterator, so a killed run restarted with the same command continues
-as if it had not stopped.
+as if it had not stopped. A missing or damaged newest checkpoint is skipped
+for the one before (`utils/checkpoint_files.py`); the chief holds a lock on
+output_dir so that two runs cannot interleave their files there.
 """
 
 import os
