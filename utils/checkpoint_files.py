@@ -9,10 +9,8 @@ that is missing or damaged is skipped with a log line saying why, and when
 checkpoints exist but none can be read, the run stops instead of starting over.
 """
 
-import glob
 import os
 import re
-import shutil
 
 import tensorflow as tf
 from absl import logging
@@ -27,7 +25,7 @@ def checkpoint_prefixes(directory, name):
     lists or whose index file is present, highest step first."""
     pattern = re.compile(rf"{re.escape(name)}-(\d+)")
     prefixes = {path[:-len(".index")]
-                for path in glob.glob(os.path.join(glob.escape(directory), f"{name}-*.index"))}
+                for path in tf.io.gfile.glob(os.path.join(directory, f"{name}-*.index"))}
     state = tf.train.get_checkpoint_state(directory)
     if state is not None:
         prefixes.update(state.all_model_checkpoint_paths)
@@ -45,17 +43,17 @@ def damage(prefix):
     """Why the checkpoint at `prefix` cannot be read (naming the file), or None
     when every tensor in it reads back."""
     index = prefix + ".index"
-    if not os.path.exists(index):
+    if not tf.io.gfile.exists(index):
         return f"{index} is missing"
     try:
         dtypes = tf.train.load_checkpoint(prefix).get_variable_to_dtype_map()
     except (tf.errors.OpError, ValueError, IndexError) as e:
         return f"{index} cannot be read ({_first_line(e)})"
-    shards = glob.glob(glob.escape(prefix) + ".data-*-of-*")
+    shards = tf.io.gfile.glob(prefix + ".data-*-of-*")
     if shards:
         expected = int(shards[0].rsplit("-of-", 1)[1])
         missing = [f"{prefix}.data-{i:05d}-of-{expected:05d}" for i in range(expected)
-                   if not os.path.exists(f"{prefix}.data-{i:05d}-of-{expected:05d}")]
+                   if not tf.io.gfile.exists(f"{prefix}.data-{i:05d}-of-{expected:05d}")]
         if missing:
             return f"{missing[0]} is missing"
     data = ", ".join(sorted(shards)) or f"{prefix}.data-*"
@@ -105,12 +103,14 @@ def restore_newest(directory, name, restore):
 def remove_temporary_saves(directory, name):
     """Deletes `<name>-<step>_temp/` directories that a save interrupted by a kill or
     a full disk left (TensorFlow writes the shards there, then merges them)."""
+    if not tf.io.gfile.isdir(directory):
+        return
     pattern = re.compile(rf"{re.escape(name)}-\d+_temp")
-    for entry in os.listdir(directory):
-        path = os.path.join(directory, entry)
-        if pattern.fullmatch(entry) and os.path.isdir(path):
+    for entry in tf.io.gfile.listdir(directory):
+        path = os.path.join(directory, entry.rstrip("/"))
+        if pattern.fullmatch(entry.rstrip("/")) and tf.io.gfile.isdir(path):
             logging.info("Removing %s, left by an interrupted save", path)
-            shutil.rmtree(path, ignore_errors=True)
+            tf.io.gfile.rmtree(path)
 
 
 def _first_line(error):

@@ -6,7 +6,7 @@ The lock is an `fcntl.flock` on a file that records the holder's pid and host:
 the kernel drops it when the holder exits, however it exits, so the lock of a
 dead run is simply taken over. A process may take the lock of a directory it
 already holds (a runner that trains, then evaluates with a new trainer); it
-keeps the lock until it exits.
+keeps the lock until it exits. Remote storage (gs://...) is not locked.
 """
 
 import fcntl
@@ -27,6 +27,9 @@ class OutputDirError(RuntimeError):
 def lock_output_dir(output_dir):
     """Creates `output_dir` if needed and takes its lock, or raises `OutputDirError`
     naming the process that holds it."""
+    if "://" in output_dir:  # gs:// and the like: no flock there.
+        logging.warning("output_dir %s is not on a local file system: not locked", output_dir)
+        return
     key = os.path.realpath(output_dir)
     if key in _held:
         return
