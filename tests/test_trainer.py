@@ -157,7 +157,7 @@ def test_input_glob_that_matches_nothing(tmp_path):
 
 def test_non_writable_output_dir_fails_before_any_work(records, tmp_path):
     (tmp_path / "file").write_text("")
-    with pytest.raises(OutputDirError, match="cannot create output_dir"):
+    with pytest.raises(OutputDirError, match="cannot be created or written"):
         trainer(records, tmp_path / "file" / "out")
 
 

@@ -39,7 +39,7 @@ def lock_output_dir(output_dir):
         os.makedirs(output_dir, exist_ok=True)
         lock = open(os.path.join(output_dir, LOCK_FILE), "a+", encoding="utf-8")
     except OSError as e:
-        raise OutputDirError(f"cannot create output_dir {output_dir!r}: {e}") from None
+        raise OutputDirError(f"output_dir {output_dir!r} cannot be created or written: {e}") from None
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
