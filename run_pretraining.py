@@ -42,7 +42,8 @@ flags.DEFINE_integer("eval_batch_size", 8, "Examples per evaluation batch.")
 flags.DEFINE_float("learning_rate", 5e-5, "Peak learning rate.")
 flags.DEFINE_integer("num_train_steps", 100000, "Number of updates.")
 flags.DEFINE_integer("num_warmup_steps", 10000, "Linear warmup updates.")
-flags.DEFINE_integer("max_eval_steps", 100, "Most evaluation batches.")
+flags.DEFINE_integer("max_eval_steps", 100, "Most evaluation batches of --eval_batch_size, read in "
+                     "order from --input_file; a shorter input is evaluated whole.")
 flags.DEFINE_enum("objective", "mlm_nsp", OBJECTIVES,
                   "mlm_nsp (BERT), mlm (No-NSP ablation) or ltr (left-to-right LM, causal mask).")
 flags.DEFINE_bool("dynamic_masking", False,

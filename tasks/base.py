@@ -27,6 +27,10 @@ class Task(abc.ABC):
     def build_dataset(self, split, batch_size, training, input_context=None):
         """`tf.data.Dataset` of (features, labels) for `split` ("train", "dev", "test")."""
 
+    def input_name(self, split):
+        """What `split` is read from, for messages: its file(s), or the split's name."""
+        return f"split {split!r}"
+
     @abc.abstractmethod
     def loss(self, labels, outputs):
         """Per-example float32 loss [batch]; the trainer averages over the global batch."""

@@ -67,15 +67,18 @@ class PretrainingTask(Task):
             logging.info("%s", load_into(model, self.init_checkpoint).summary())
 
     def build_dataset(self, split, batch_size, training, input_context=None):
-        """Training repeats over shuffled files and records; evaluation reads
-        every file once in order. Both drop the last partial batch, as the original."""
+        """Training repeats over shuffled files and records in full batches;
+        evaluation reads every record once, in order, the last batch partial."""
         dataset = pretraining_dataset(
             self.input_files, batch_size, self.max_seq_length, self.label_width,
             next_sentence_labels=self.objective == "mlm_nsp", shuffle=training, seed=self.seed,
-            repeat=training, shuffle_buffer=self.shuffle_buffer, drop_remainder=True,
+            repeat=training, shuffle_buffer=self.shuffle_buffer, drop_remainder=training,
             dynamic_masker=self.dynamic_masker if training else None,
             max_sequences_per_pack=self.max_sequences_per_pack)
         return dataset.map(self._features_and_labels)
+
+    def input_name(self, split):
+        return ", ".join(self.input_files)
 
     def _features_and_labels(self, batch):
         features = {name: batch[feature] for feature, name in _INPUTS.items()}

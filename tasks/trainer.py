@@ -9,7 +9,9 @@ one_device, mirrored, multi_worker_mirrored and TPU strategies.
 Checkpoints hold the model (a dict keyed by `variable.path`, the layout
 `checkpoints.loader` reads), the optimizer, the step, the dropout RNG state and
 the input iterator, so a killed run restarted with the same command continues
-as if it had not stopped.
+as if it had not stopped. A missing or damaged newest checkpoint is skipped
+for the one before (`utils/checkpoint_files.py`); the chief holds a lock on
+output_dir so that two runs cannot interleave their files there.
 """
 
 import os
@@ -22,7 +24,10 @@ import tensorflow as tf
 from absl import logging
 
 from tasks.base import Task
+from utils.checkpoint_files import remove_temporary_saves, restore_newest
 from utils.files import atomic_write_text
+from utils.output_dir_lock import lock_output_dir
+from utils.padded_batches import pad_batch, real_rows
 
 CHECKPOINT_NAME = "ckpt"
 
@@ -47,12 +52,15 @@ class Trainer:
         self.task = task
         self.options = options
         self.strategy = options.create_strategy()
+        self.is_chief = _is_chief(self.strategy)
+        if self.is_chief:  # Other workers save into their own directories.
+            lock_output_dir(options.output_dir)
+            remove_temporary_saves(options.output_dir, CHECKPOINT_NAME)
         keras.utils.set_random_seed(options.seed)
         with self.strategy.scope(), options.dtype_policy():
             self.model = task.build_model()
             self.metrics = task.build_metrics()
             self.global_step = tf.Variable(0, dtype=tf.int64, trainable=False, name="global_step")
-        self.is_chief = _is_chief(self.strategy)
         self._weights_ready = False
         self._inference_steps = {}
 
@@ -77,24 +85,28 @@ class Trainer:
         return tf.train.Checkpoint(**objects)
 
     def _restore_or_initialize(self, checkpoint, partial):
-        """Resumes from the newest checkpoint in output_dir, or initialises
-        the model once (`task.initialize`, e.g. from --init_checkpoint)."""
-        latest = tf.train.latest_checkpoint(self.options.output_dir)
-        if latest:
+        """Resumes from the newest checkpoint in output_dir that restores (older
+        ones when the newest is missing or damaged), or initialises the model
+        once (`task.initialize`, e.g. from --init_checkpoint)."""
+
+        def restore(prefix):
             try:
-                status = checkpoint.restore(latest)
+                status = checkpoint.restore(prefix)
+                if partial:
+                    status.expect_partial()
+                else:
+                    status.assert_existing_objects_matched()
             except (tf.errors.OpError, ValueError) as e:
                 message = e.message if isinstance(e, tf.errors.OpError) else str(e)
                 raise ValueError(
-                    f"{latest} does not fit this run (the model or the input pipeline changed "
+                    f"{prefix} does not fit this run (the model or the input pipeline changed "
                     f"since it was written): {message.strip().splitlines()[0]}. To start from "
                     f"its weights, use a new output_dir with --init_checkpoint="
                     f"{self.options.output_dir}") from None
-            if partial:
-                status.expect_partial()
-            else:
-                status.assert_existing_objects_matched()
-            logging.info("Restored %s (step %d)", latest, int(self.global_step.numpy()))
+
+        restored = restore_newest(self.options.output_dir, CHECKPOINT_NAME, restore)
+        if restored:
+            logging.info("Restored %s (step %d)", restored, int(self.global_step.numpy()))
             self._weights_ready = True
         elif not self._weights_ready:
             with self.strategy.scope():
@@ -182,7 +194,9 @@ class Trainer:
         return train_loop
 
     def _distribute(self, split, batch_size):
-        dataset = self.task.build_dataset(split, batch_size, training=False)
+        """`(features, labels, valid)` batches of `split`, the last padded to full size."""
+        dataset = self.task.build_dataset(split, batch_size, training=False).map(
+            lambda features, labels: pad_batch(features, labels, batch_size))
         options = tf.data.Options()
         # Every worker reads the same pipeline and keeps its slice of each global
         # batch: the same batches as one worker, whatever the cluster.
@@ -262,7 +276,8 @@ class Trainer:
             self._restore_or_initialize(self._checkpoint(), partial=True)
 
     def _run_inference(self, split, batch_size, max_steps, evaluating, gather):
-        """One pass over `split`: mean loss (when evaluating) and the gathered outputs."""
+        """One pass over `split`: mean loss and example count (when evaluating)
+        and the gathered outputs of the real (not padding) rows."""
         step = self._inference_steps.get((evaluating, gather))
         if step is None:
             step = self._inference_steps[evaluating, gather] = self._make_inference_step(
@@ -279,14 +294,15 @@ class Trainer:
                         [np.asarray(x) for x in self.strategy.experimental_local_results(t)]),
                     gathered))
         predictions = {k: np.concatenate([p[k] for p in pieces]) for k in pieces[0]} if pieces else {}
-        return loss_sum / max(count, 1), predictions
+        return loss_sum / max(count, 1), count, predictions
 
     def _make_inference_step(self, evaluating, gather):
         """A `tf.function(batch)` -> (summed loss, example count, outputs and labels)."""
         model, task = self.model, self.task
 
-        def replica_step(features, labels):
+        def replica_step(features, labels, valid):
             outputs = model(features, training=False)
+            labels, outputs = real_rows((labels, outputs), valid)
             gathered = {**labels, **outputs} if gather else {}
             if not evaluating:  # Prediction: labels may be absent.
                 return tf.constant(0.0), tf.constant(0), gathered
@@ -313,8 +329,12 @@ class Trainer:
         for metric in self.metrics:
             metric.reset_state()
         whole_split = type(self.task).evaluate is not Task.evaluate
-        loss, predictions = self._run_inference(
+        loss, count, predictions = self._run_inference(
             split, batch_size, max_steps, evaluating=True, gather=whole_split)
+        if not count:  # Metrics over nothing would read as a model that scores 0.
+            limit = "" if max_steps is None else f" in at most {max_steps} batches"
+            raise ValueError(f"no examples to evaluate{limit} in {self.task.input_name(split)}")
+        logging.info("Evaluated %d examples of %s", count, self.task.input_name(split))
         results = {"loss": loss, **{m.name: float(m.result()) for m in self.metrics}}
         if whole_split:
             results.update(self.task.evaluate(predictions))
@@ -326,7 +346,7 @@ class Trainer:
         dataset's labels (which carry ids such as SQuAD's `unique_ids`).
         Gathers on this worker only: run prediction with one worker."""
         self._ensure_weights()
-        return self._run_inference(split, batch_size, None, evaluating=False, gather=True)[1]
+        return self._run_inference(split, batch_size, None, evaluating=False, gather=True)[2]
 
 
 def write_results(path, results):
