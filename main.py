@@ -66,8 +66,8 @@ def read_key_values(path):
 
 
 def budgets(quick):
-    """Pretraining steps and fine-tuning epochs: `--quick` only checks that every stage runs."""
-    return (20, 1.0) if quick else (600, 5.0)
+    """Corpus modules, pretraining steps and fine-tuning epochs: `--quick` only checks that every stage runs."""
+    return (40, 20, 1.0) if quick else (None, 600, 5.0)
 
 
 def main():
@@ -79,7 +79,7 @@ def main():
     work = os.path.abspath(args.work_dir)
     # A fresh start: the runners resume from what they find, and a rerun should redo everything.
     shutil.rmtree(work, ignore_errors=True)
-    pretrain_steps, epochs = budgets(args.quick)
+    max_documents, pretrain_steps, epochs = budgets(args.quick)
     paths = {name: os.path.join(work, name) for name in (
         "corpus.txt", "vocab.txt", "bert_config.json", "pretraining.tfrecord", "pretrain",
         "classifier", "scratch", "serving", "hub", "logs")}
@@ -92,7 +92,7 @@ def main():
         timings[name] = run_stage(name, args, log, ROOT, env, batch_size)
 
     print("=== corpus", flush=True)
-    documents, size = write_corpus(paths["corpus.txt"])
+    documents, size = write_corpus(paths["corpus.txt"], max_documents)
     timings["corpus"] = time.time() - start
     print(f"  {documents} modules, {size / 1e6:.1f} MB of standard-library docstrings", flush=True)
     stage("vocabulary", [

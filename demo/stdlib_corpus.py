@@ -60,14 +60,17 @@ def held_out(module):
     return zlib.crc32(module.encode("utf-8")) % 5 == 0
 
 
-def write_corpus(path):
-    """Writes the corpus of the modules not held out; returns (documents, bytes written)."""
+def write_corpus(path, max_documents=None):
+    """Writes the corpus of the modules not held out (the first `max_documents` of them, if given);
+    returns (documents, bytes written)."""
     count = written = 0
     with atomic_output(path) as out:
         for module, docstrings in documents():
             lines = [s for d in docstrings for s in d]
             if held_out(module) or len(lines) < 2:
                 continue
+            if count == max_documents:
+                break
             block = "\n".join(lines) + "\n\n"
             out.write(block)
             written += len(block.encode("utf-8"))

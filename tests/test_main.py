@@ -59,3 +59,27 @@ def test_progress_line_estimates_time_left_from_examples_per_second():
                                                     "examples_per_second": 64.0}, 32)
     # 300 steps of 32 examples at 64 examples/s: 150 s.
     assert line == "  pretraining: step 100/400  MLM acc 0.250  loss 5.000  64 examples/s  2m30s left"
+
+
+def test_stdlib_corpus_reads_neither_tests_nor_installed_packages():
+    from demo.stdlib_corpus import documents
+    top_dirs = {module.split(os.sep)[0] for module, _ in documents()}
+    assert "os.py" in top_dirs and "email" in top_dirs
+    assert not top_dirs & {"site-packages", "dist-packages", "test", "idlelib"}
+
+
+def test_labelled_pairs_come_from_modules_the_corpus_holds_out(tmp_path):
+    from demo.make_continuation_set import write_set
+    from demo.stdlib_corpus import write_corpus
+    write_set(str(tmp_path))
+    write_corpus(str(tmp_path / "corpus.txt"))
+    corpus = set((tmp_path / "corpus.txt").read_text(encoding="utf-8").splitlines())
+    for split in ("train", "dev"):
+        rows = [line.split("\t") for line in (tmp_path / f"{split}.tsv").read_text(encoding="utf-8").splitlines()]
+        assert rows[0] == ["sentence_a", "sentence_b", "label"]
+        assert {label for _, _, label in rows[1:]} == {"continues", "unrelated"}
+        assert not {s for a, b, _ in rows[1:] for s in (a, b)} & corpus
+    if sys.version_info[:3] == (3, 11, 7):  # the shipped files were made with this Python
+        for split in ("train", "dev"):
+            assert (tmp_path / f"{split}.tsv").read_bytes() == (
+                open(os.path.join(ROOT, "assets", "demo_continuation", f"{split}.tsv"), "rb").read())
