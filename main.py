@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -128,7 +129,8 @@ def main():
     stage("fine-tuning from scratch", [*fine_tuning, f"--output_dir={paths['scratch']}"], FINE_TUNE_BATCH)
     stage("TF Hub export", [
         "-m", "export.export_hub", f"--init_checkpoint={paths['pretrain']}",
-        f"--vocab_file={paths['vocab.txt']}", f"--export_dir={paths['hub']}"])
+        f"--vocab_file={paths['vocab.txt']}", f"--seq_length={SEQ_LENGTH}",
+        f"--export_dir={paths['hub']}"])
     served_start = time.time()
     print("\n=== serving in a fresh process", flush=True)
     served = subprocess.run([sys.executable, "-c", SERVE_IN_FRESH_PROCESS, paths["serving"], json.dumps(PAIRS)],
@@ -165,6 +167,7 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so a stopped job stops its running stage too
     try:
         main()
     except StageError as error:

@@ -57,27 +57,31 @@ def run_stage(name, args, log_path, cwd, env, batch_size=None):
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     lines = queue.Queue()
     threading.Thread(target=_read_lines, args=(process.stdout, lines), daemon=True).start()
-    total, last_shown, tail = None, time.time(), []
-    with open(log_path, "w", encoding="utf-8") as log:
-        while True:
-            try:
-                line = lines.get(timeout=HEARTBEAT_SECONDS)
-            except queue.Empty:
-                print(f"  {name}: working ({_format_seconds(time.time() - start)})", flush=True)
-                continue
-            if line is None:
-                break
-            log.write(line)
-            tail = (tail + [line])[-30:]
-            if match := _TRAINING_FROM.search(line):
-                total = int(match.group(2))
-            elif (match := _STEP_LINE.search(line)) and total:
-                values = {k: float(v) for k, v in _KEY_VALUE.findall(match.group(2))}
-                print(progress_line(name, int(match.group(1)), total, values, batch_size), flush=True)
-                last_shown = time.time()
-            elif time.time() - last_shown >= HEARTBEAT_SECONDS:
-                print(f"  {name}: working ({_format_seconds(time.time() - start)})", flush=True)
-                last_shown = time.time()
+    try:
+        total, last_shown, tail = None, time.time(), []
+        with open(log_path, "w", encoding="utf-8") as log:
+            while True:
+                try:
+                    line = lines.get(timeout=HEARTBEAT_SECONDS)
+                except queue.Empty:
+                    print(f"  {name}: working ({_format_seconds(time.time() - start)})", flush=True)
+                    continue
+                if line is None:
+                    break
+                log.write(line)
+                tail = (tail + [line])[-30:]
+                if match := _TRAINING_FROM.search(line):
+                    total = int(match.group(2))
+                elif (match := _STEP_LINE.search(line)) and total:
+                    values = {k: float(v) for k, v in _KEY_VALUE.findall(match.group(2))}
+                    print(progress_line(name, int(match.group(1)), total, values, batch_size), flush=True)
+                    last_shown = time.time()
+                elif time.time() - last_shown >= HEARTBEAT_SECONDS:
+                    print(f"  {name}: working ({_format_seconds(time.time() - start)})", flush=True)
+                    last_shown = time.time()
+    except BaseException:  # interrupted: the child goes too
+        process.kill()
+        raise
     if process.wait() != 0:
         raise StageError(f"{name} failed (exit {process.returncode}); the end of {log_path}:\n"
                          + "".join(tail))
