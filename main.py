@@ -29,6 +29,7 @@ import time
 
 from demo.progress import StageError, run_stage
 from demo.stdlib_corpus import write_corpus
+from utils.files import atomic_write_text
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 LABELLED_DIR = os.path.join(ROOT, "assets", "demo_continuation")
@@ -101,8 +102,7 @@ def main():
         "--vocab_size=3000", "--num_unused=0", "--lower_thresh=5"])
     with open(paths["vocab.txt"], encoding="utf-8") as f:
         vocab_size = sum(1 for _ in f)
-    with open(paths["bert_config.json"], "w", encoding="utf-8") as f:
-        json.dump({**MODEL, "vocab_size": vocab_size}, f, indent=2)
+    atomic_write_text(paths["bert_config.json"], json.dumps({**MODEL, "vocab_size": vocab_size}, indent=2))
     stage("pretraining data", [
         "data/create_pretraining_data.py", f"--input_file={paths['corpus.txt']}",
         f"--output_file={paths['pretraining.tfrecord']}", f"--vocab_file={paths['vocab.txt']}",
