@@ -1,0 +1,90 @@
+"""Runs one stage of the main job as a child process and shows its progress.
+
+The child's whole output goes to a log file; the console gets one line per
+training log interval (step, metrics, examples/s, time left) and, when the
+child is quiet, a line every few seconds saying it is still working. A
+failing child's last log lines are printed with the error.
+"""
+
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+
+# The trainer's progress line: "step 150: loss = 6.9, masked_lm_accuracy = 0.05, ..."
+_STEP_LINE = re.compile(r"\] step (\d+): (.*)$")
+_TRAINING_FROM = re.compile(r"Training from step (\d+) to (\d+)")
+_KEY_VALUE = re.compile(r"(\w+) = ([-+0-9.eE]+|nan|inf)")
+_SHOWN = {"masked_lm_accuracy": "MLM acc", "next_sentence_accuracy": "NSP acc", "accuracy": "acc",
+          "loss": "loss"}
+HEARTBEAT_SECONDS = 10
+
+
+class StageError(RuntimeError):
+    pass
+
+
+def _format_seconds(seconds):
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+def progress_line(name, step, total, values, batch_size):
+    """One console line for a trainer log line's `values` (a dict of floats)."""
+    shown = "  ".join(f"{label} {values[key]:.3f}" for key, label in _SHOWN.items() if key in values)
+    speed = values.get("examples_per_second")
+    line = f"  {name}: step {step}/{total}  {shown}"
+    if speed:
+        line += f"  {speed:.0f} examples/s  {_format_seconds((total - step) * batch_size / speed)} left"
+    return line
+
+
+def _read_lines(stream, lines):
+    for line in iter(stream.readline, ""):
+        lines.put(line)
+    lines.put(None)
+
+
+def run_stage(name, args, log_path, cwd, env, batch_size=None):
+    """Runs `python args...`; returns its wall time in seconds. Raises StageError on failure."""
+    start = time.time()
+    print(f"\n=== {name}", flush=True)
+    os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    process = subprocess.Popen([sys.executable, *args], cwd=cwd, env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    lines = queue.Queue()
+    threading.Thread(target=_read_lines, args=(process.stdout, lines), daemon=True).start()
+    try:
+        total, last_shown, tail = None, time.time(), []
+        with open(log_path, "w", encoding="utf-8") as log:
+            while True:
+                try:
+                    line = lines.get(timeout=HEARTBEAT_SECONDS)
+                except queue.Empty:
+                    print(f"  {name}: working ({_format_seconds(time.time() - start)})", flush=True)
+                    continue
+                if line is None:
+                    break
+                log.write(line)
+                tail = (tail + [line])[-30:]
+                if match := _TRAINING_FROM.search(line):
+                    total = int(match.group(2))
+                elif (match := _STEP_LINE.search(line)) and total:
+                    values = {k: float(v) for k, v in _KEY_VALUE.findall(match.group(2))}
+                    print(progress_line(name, int(match.group(1)), total, values, batch_size), flush=True)
+                    last_shown = time.time()
+                elif time.time() - last_shown >= HEARTBEAT_SECONDS:
+                    print(f"  {name}: working ({_format_seconds(time.time() - start)})", flush=True)
+                    last_shown = time.time()
+    except BaseException:  # interrupted: the child goes too
+        process.kill()
+        raise
+    if process.wait() != 0:
+        raise StageError(f"{name} failed (exit {process.returncode}); the end of {log_path}:\n"
+                         + "".join(tail))
+    seconds = time.time() - start
+    print(f"  {name}: done in {_format_seconds(seconds)}", flush=True)
+    return seconds
