@@ -30,7 +30,7 @@ import os
 import numpy as np
 
 from modeling.config import BertConfig, ConfigError
-from utils.files import atomic_write_bytes, atomic_write_text
+from utils.files import atomic_write_bytes, atomic_write_text, read_json_object
 
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.weights.h5"
@@ -69,17 +69,7 @@ def is_preset(path):
 
 
 def _load_json(path, name):
-    file = os.path.join(path, name)
-    if not os.path.isfile(file):
-        raise PresetError(f"{file}: missing from the keras-hub preset")
-    with open(file, encoding="utf-8") as f:
-        try:
-            values = json.load(f)
-        except json.JSONDecodeError as e:
-            raise PresetError(f"{file}: not valid JSON ({e})") from None
-    if not isinstance(values, dict):
-        raise PresetError(f"{file}: expected a JSON object")
-    return values
+    return read_json_object(os.path.join(path, name), PresetError, "is missing from the keras-hub preset")
 
 
 def read_config(path):

@@ -27,7 +27,7 @@ import os
 import shutil
 
 from modeling.config import BertConfig
-from utils.files import atomic_write_text
+from utils.files import atomic_write_text, read_json_object
 
 EXPORT_META_FILE = "export_meta.json"
 VOCAB_FILE = "vocab.txt"
@@ -95,14 +95,9 @@ def write_export_meta(output_dir, meta):
 def read_export_meta(output_dir):
     """The `ExportMeta` a run left in `output_dir` (vocab: the copy beside it)."""
     path = os.path.join(output_dir, EXPORT_META_FILE)
-    if not os.path.isfile(path):
-        raise ExportMetaError(f"{path} not found: the run must write it (export.export_meta."
+    values = read_json_object(path, ExportMetaError,
+                              "not found: the run must write it (export.export_meta."
                               "write_export_meta) before it can be exported")
-    with open(path, encoding="utf-8") as f:
-        try:
-            values = json.load(f)
-        except json.JSONDecodeError as e:
-            raise ExportMetaError(f"{path}: not valid JSON ({e})") from None
     if values.pop("format_version", None) != FORMAT_VERSION:
         raise ExportMetaError(f"{path}: format_version must be {FORMAT_VERSION}")
     known = {f.name for f in dataclasses.fields(ExportMeta)} - {"vocab_file"}

@@ -2,9 +2,8 @@
 
 import dataclasses
 import json
-import os
 
-from utils.files import atomic_write_text
+from utils.files import atomic_write_text, read_json_object
 
 _ACTIVATIONS = ("gelu", "gelu_new", "gelu_tanh", "relu", "tanh", "swish", "silu")
 
@@ -86,15 +85,7 @@ class BertConfig:
 
     @classmethod
     def from_json_file(cls, path):
-        if not os.path.isfile(path):
-            raise ConfigError(f"config file not found: {path!r}")
-        with open(path, encoding="utf-8") as f:
-            try:
-                values = json.load(f)
-            except json.JSONDecodeError as e:
-                raise ConfigError(f"{path}: not valid JSON ({e})") from None
-        if not isinstance(values, dict):
-            raise ConfigError(f"{path}: expected a JSON object")
+        values = read_json_object(path, ConfigError)
         return cls.from_dict(values, source=path)
 
     @classmethod

@@ -1,6 +1,7 @@
 """Atomic file writes: a reader never sees half a file, a crash never leaves one."""
 
 import contextlib
+import json
 import os
 import tempfile
 
@@ -31,3 +32,18 @@ def atomic_write_text(path, text):
 def atomic_write_bytes(path, data):
     with atomic_output(path, "wb") as f:
         f.write(data)
+
+
+def read_json_object(path, error, missing="not found"):
+    """The JSON object in `path`; raises `error` naming the file when it is
+    missing (`missing` ends that message), not JSON, or not an object."""
+    if not os.path.isfile(path):
+        raise error(f"{path} {missing}")
+    with open(path, encoding="utf-8") as f:
+        try:
+            values = json.load(f)
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise error(f"{path}: not valid JSON ({e})") from None
+    if not isinstance(values, dict):
+        raise error(f"{path}: expected a JSON object")
+    return values
