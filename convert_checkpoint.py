@@ -29,15 +29,19 @@ from data.vocab import Vocab
 from modeling import BertEncoder
 from modeling.pretrainer import BertPretrainer
 
-flags.DEFINE_string("init_checkpoint", None, "Checkpoint to convert (any supported layout).")
-flags.DEFINE_string("bert_config_file", None, "bert_config.json; default: the one beside the input.")
-flags.DEFINE_string("vocab_file", None, "Copied into the output directory when given "
-                    "(keras_hub: default the one beside the input).")
-flags.DEFINE_bool("do_lower_case", True, "keras_hub: the tokenizer lower-cases and strips accents.")
-flags.DEFINE_enum("output_format", "hf", ["tf1", "hf", "ours", "keras_hub"], "Layout to write.")
-flags.DEFINE_string("output_dir", None, "Directory to write.")
-flags.mark_flags_as_required(["init_checkpoint", "output_dir"])
 FLAGS = flags.FLAGS
+
+
+def define_flags():
+    """Defined only when run as a script, so that importing `convert` defines no flags."""
+    flags.DEFINE_string("init_checkpoint", None, "Checkpoint to convert (any supported layout).")
+    flags.DEFINE_string("bert_config_file", None, "bert_config.json; default: the one beside the input.")
+    flags.DEFINE_string("vocab_file", None, "Copied into the output directory when given "
+                        "(keras_hub: default the one beside the input).")
+    flags.DEFINE_bool("do_lower_case", True, "keras_hub: the tokenizer lower-cases and strips accents.")
+    flags.DEFINE_enum("output_format", "hf", ["tf1", "hf", "ours", "keras_hub"], "Layout to write.")
+    flags.DEFINE_string("output_dir", None, "Directory to write.")
+    flags.mark_flags_as_required(["init_checkpoint", "output_dir"])
 
 
 def convert(init_checkpoint, output_dir, output_format, bert_config_file=None, vocab_file=None,
@@ -87,4 +91,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    define_flags()
     app.run(main)

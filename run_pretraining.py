@@ -78,14 +78,16 @@ def main(_):
     source = config_source(FLAGS.bert_config_file, FLAGS.preset)
     if FLAGS.vocab_file:
         check_vocab_fits(config, source, FLAGS.vocab_file)
-    for path in expand_input_files(FLAGS.input_file):
-        check_record_ids(path, config.vocab_size, source)
     task = PretrainingTask(
         config, FLAGS.input_file, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq,
         objective=FLAGS.objective, init_checkpoint=FLAGS.init_checkpoint,
         dynamic_masker=dynamic_masker(), seed=FLAGS.seed,
         max_sequences_per_pack=FLAGS.max_sequences_per_pack)
     trainer = Trainer(task, options)
+    # After the Trainer: reading records starts TensorFlow's runtime, which a
+    # multi-worker strategy must be created before.
+    for path in expand_input_files(FLAGS.input_file):
+        check_record_ids(path, config.vocab_size, source)
     if FLAGS.do_train:
         trainer.train(FLAGS.train_batch_size, FLAGS.num_train_steps, OptimizerConfig(
             name=FLAGS.optimizer, learning_rate=FLAGS.learning_rate,
