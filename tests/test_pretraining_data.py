@@ -276,25 +276,18 @@ def test_missing_input_or_vocab_is_a_clear_error_and_writes_nothing(tmp_path, un
     assert list(tmp_path.iterdir()) == []
 
 
+def run_create_pretraining_data(*flags, cwd=None):
+    """The command line as a user runs it, in its own process."""
+    return subprocess.run([sys.executable, os.path.join(ROOT, "data", "create_pretraining_data.py"), *flags],
+                          capture_output=True, text=True, timeout=60, cwd=cwd)
+
+
 def test_command_line_writes_shards_and_a_summary(tmp_path, uncased_vocab_file):
     output = tmp_path / "cli.tfrecord"
-    result = subprocess.run(
-        [
-            sys.executable,
-            os.path.join(ROOT, "data", "create_pretraining_data.py"),
-            f"--input_file={CORPUS}",
-            f"--output_file={output}",
-            f"--vocab_file={uncased_vocab_file}",
-            "--output_shards=3",
-            "--dupe_factor=3",
-            "--max_seq_length=64",
-            "--max_predictions_per_seq=10",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=tmp_path,
-    )
+    result = run_create_pretraining_data(
+        f"--input_file={CORPUS}", f"--output_file={output}", f"--vocab_file={uncased_vocab_file}",
+        "--output_shards=3", "--dupe_factor=3", "--max_seq_length=64", "--max_predictions_per_seq=10",
+        cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     shards = sorted(os.listdir(tmp_path))
     assert shards == [f"cli.tfrecord-0000{i}-of-00003" for i in range(3)]
@@ -303,18 +296,9 @@ def test_command_line_writes_shards_and_a_summary(tmp_path, uncased_vocab_file):
 
 
 def test_command_line_reports_a_missing_file(tmp_path, uncased_vocab_file):
-    result = subprocess.run(
-        [
-            sys.executable,
-            os.path.join(ROOT, "data", "create_pretraining_data.py"),
-            f"--input_file={tmp_path}/absent.txt",
-            f"--output_file={tmp_path}/x.tfrecord",
-            f"--vocab_file={uncased_vocab_file}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = run_create_pretraining_data(
+        f"--input_file={tmp_path}/absent.txt", f"--output_file={tmp_path}/x.tfrecord",
+        f"--vocab_file={uncased_vocab_file}")
     assert result.returncode != 0 and "absent.txt" in result.stderr
 
 
@@ -327,17 +311,8 @@ def test_a_corpus_without_documents_is_an_error_and_writes_nothing(tmp_path, unc
 
 def test_command_line_fails_on_a_corpus_without_documents(tmp_path, uncased_vocab_file):
     corpus = write_text(tmp_path, "empty.txt", "")
-    result = subprocess.run(
-        [
-            sys.executable,
-            os.path.join(ROOT, "data", "create_pretraining_data.py"),
-            f"--input_file={corpus}",
-            f"--output_file={tmp_path}/x.tfrecord",
-            f"--vocab_file={uncased_vocab_file}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = run_create_pretraining_data(
+        f"--input_file={corpus}", f"--output_file={tmp_path}/x.tfrecord",
+        f"--vocab_file={uncased_vocab_file}")
     assert result.returncode != 0 and "no documents in" in result.stderr and "empty.txt" in result.stderr
     assert sorted(os.listdir(tmp_path)) == ["empty.txt"]
