@@ -30,8 +30,8 @@ import keras
 from absl import app, flags, logging
 
 from checkpoints.companion_files import resolve_model_files
-from data.custom_reader import CustomReader
-from data.glue_readers import GlueReader
+from data.classification.custom_reader import CustomReader
+from data.classification.glue_readers import GlueReader
 from export.export_meta import ExportMeta, write_export_meta
 from export.export_model import export_model
 from tasks.fine_tuning import FineTuningSettings, fine_tune

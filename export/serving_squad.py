@@ -23,9 +23,10 @@ import collections
 import numpy as np
 import tensorflow as tf
 
-from data.vocab import Vocab
-from export import squad_answers, squad_windows
-from export.graph_packing import TextPacker
+from data.question_answering import graph_features as squad_windows
+from data.text.graph_segments import TextPacker
+from data.text.vocab import Vocab
+from export import squad_answers
 from export.serving_module import ServingModule, text_spec
 
 WARMUP = (("Which city is the capital of France?",

@@ -11,22 +11,19 @@ documents rather than from the whole corpus, which is what lets the corpus
 stream through bounded memory. Instances are shuffled within a chunk.
 
 Example:
-  python data/create_pretraining_data.py --input_file=corpus/*.txt \\
+  python create_pretraining_data.py --input_file=corpus/*.txt \\
     --output_file=out/pretrain.tfrecord --output_shards=8 \\
     --vocab_file=vocab.txt --num_workers=2 --dupe_factor=5
 """
 
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from absl import app, flags, logging
 
-from absl import app, flags, logging  # noqa: E402
-
-from data.corpus_reader import CorpusError  # noqa: E402
-from data.pretraining_config import OBJECTIVES, MaskingOptions, PretrainingDataConfig  # noqa: E402
-from data.pretraining_writer import output_paths, summary_lines, write_pretraining_data  # noqa: E402
-from data.vocab import VocabError  # noqa: E402
+from data.pretraining.config import OBJECTIVES, MaskingOptions, PretrainingDataConfig
+from data.pretraining.corpus_reader import CorpusError
+from data.pretraining.writer import output_paths, summary_lines, write_pretraining_data
+from data.text.vocab import VocabError
 
 FLAGS = flags.FLAGS
 

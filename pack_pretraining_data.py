@@ -2,32 +2,27 @@
 original's) into rows that hold several instances each, for
 `run_pretraining.py --max_sequences_per_pack`.
 
-    python data/pack_pretraining_data.py --input_file=data/seq512-*.tfrecord \\
+    python pack_pretraining_data.py --input_file=data/seq512-*.tfrecord \\
         --output_file=data/packed512.tfrecord --max_seq_length=512 \\
         --max_predictions_per_seq=80 --max_sequences_per_pack=3
 
 Instances are packed within windows of `--window` records read in file order
-(`data.sequence_packing`); each window's rows are shuffled, so a row's length
+(`data.pretraining.sequence_packing`); each window's rows are shuffled, so a row's length
 does not follow from its place in the file. The output is written atomically
 and the log gives the padding share before and after.
 """
 
-import os
-import sys
+import numpy as np
+import tensorflow as tf
+from absl import app, flags, logging
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-from absl import app, flags, logging  # noqa: E402
-
-from data import pretraining_features as F  # noqa: E402
-from data.corpus_reader import expand_input_files  # noqa: E402
-from data.pretraining_dataset import check_first_record, feature_spec  # noqa: E402
-from data.ragged_bytes import RaggedBytes  # noqa: E402
-from data.sequence_packing import pack_lengths, pack_rows  # noqa: E402
-from data.tfrecord_writer import frame_records  # noqa: E402
-from utils.files import atomic_output  # noqa: E402
+from data.pretraining import features as F
+from data.pretraining.corpus_reader import expand_input_files
+from data.pretraining.dataset import check_first_record, feature_spec
+from data.pretraining.ragged_bytes import RaggedBytes
+from data.pretraining.sequence_packing import pack_lengths, pack_rows
+from data.pretraining.tfrecord_writer import frame_records
+from utils.files import atomic_output
 
 
 def _windows(files, max_seq_length, max_predictions_per_seq, next_sentence_labels, window):

@@ -10,21 +10,18 @@ pieces from those words. The learner can return a few more tokens than
 asked for; the least frequent learned pieces are then left out.
 
 Example:
-  python data/build_vocab.py --input_file='corpus/*.txt' --output_file=vocab.txt \\
+  python build_vocab.py --input_file='corpus/*.txt' --output_file=vocab.txt \\
     --vocab_size=30522 --do_lower_case=true
 """
 
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from absl import app, flags, logging
 
-from absl import app, flags, logging  # noqa: E402
-
-from data.cached_tokenizer import ChunkCache  # noqa: E402
-from data.corpus_reader import CorpusError, ReadStats, decode_line, expand_input_files  # noqa: E402
-from data.tokenization import BasicTokenizer  # noqa: E402
-from utils.files import atomic_write_text  # noqa: E402
+from data.pretraining.corpus_reader import CorpusError, ReadStats, decode_line, expand_input_files
+from data.text.cached_tokenizer import ChunkCache
+from data.text.tokenization import BasicTokenizer
+from utils.files import atomic_write_text
 
 UNUSED_BEFORE_UNK = 99  # [unused0] .. [unused98] sit between [PAD] and [UNK]
 _WORDS_PER_ELEMENT = 50_000
