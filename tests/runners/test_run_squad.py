@@ -11,9 +11,8 @@ import pytest
 from data.question_answering.squad_reader import read_squad_file
 from modeling.config import BertConfig
 from tasks.question_answering_task import QuestionAnsweringConfig, QuestionAnsweringTask
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 V2 = os.path.join(FIXTURES, "squad_v2_tiny.json")
 TINY = dict(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
             intermediate_size=64, max_position_embeddings=64)
