@@ -60,14 +60,15 @@ def held_out(module):
     return zlib.crc32(module.encode("utf-8")) % 5 == 0
 
 
-def write_corpus(path, max_documents=None):
-    """Writes the corpus of the modules not held out (the first `max_documents` of them, if given);
+def write_corpus(path, max_documents=None, held=False):
+    """Writes the corpus of the modules not held out (with `held`: of the held-out ones, the
+    text pretraining is scored on), the first `max_documents` of them if given;
     returns (documents, bytes written)."""
     count = written = 0
     with atomic_output(path) as out:
         for module, docstrings in documents():
             lines = [s for d in docstrings for s in d]
-            if held_out(module) or len(lines) < 2:
+            if held_out(module) != held or len(lines) < 2:
                 continue
             if count == max_documents:
                 break

@@ -27,7 +27,7 @@ def quick_run(tmp_path_factory):
 
 def test_main_job_builds_every_artefact(quick_run):
     work, _ = quick_run
-    for name in ("vocab.txt", "pretrain/eval_results.txt", "classifier/eval_results.txt",
+    for name in ("vocab.txt", "pretrain_eval/eval_results.txt", "classifier/eval_results.txt",
                  "scratch/eval_results.txt", "serving/saved_model.pb", "hub/preprocessor/saved_model.pb",
                  "hub/encoder/saved_model.pb"):
         assert (work / name).exists(), name
@@ -36,7 +36,8 @@ def test_main_job_builds_every_artefact(quick_run):
 def test_main_job_summary_reports_both_arms_and_served_pairs(quick_run):
     _, result = quick_run
     summary = result.stdout.split("=== summary", 1)[1]
-    assert re.search(r"masked-LM accuracy 0\.\d{3}, next-sentence accuracy 0\.\d{3}", summary)
+    assert re.search(r"scored on held-out modules: masked-LM accuracy 0\.\d{3}, next-sentence accuracy "
+                     r"0\.\d{3} \(majority label 0\.\d{3}\)", summary)
     assert re.search(r"from pretrained [01]\.\d{3}\s+from scratch [01]\.\d{3}", summary)
     served = re.findall(r"^\s+(continues|unrelated) \((0\.\d\d|1\.00)\)", summary, re.MULTILINE)
     assert len(served) == 3
@@ -66,6 +67,15 @@ def test_stdlib_corpus_reads_neither_tests_nor_installed_packages():
     top_dirs = {module.split(os.sep)[0] for module, _ in documents()}
     assert "os.py" in top_dirs and "email" in top_dirs
     assert not top_dirs & {"site-packages", "dist-packages", "test", "idlelib"}
+
+
+def test_pretraining_is_scored_on_the_modules_its_corpus_holds_out(tmp_path):
+    from demo.stdlib_corpus import documents, held_out, write_corpus
+    trained, _ = write_corpus(str(tmp_path / "corpus.txt"))
+    held, _ = write_corpus(str(tmp_path / "held_out.txt"), held=True)
+    eligible = [m for m, docstrings in documents() if sum(len(d) for d in docstrings) >= 2]
+    assert trained + held == len(eligible)
+    assert held == sum(held_out(m) for m in eligible) and trained > 3 * held  # a fifth of the modules
 
 
 def test_labelled_pairs_come_from_modules_the_corpus_holds_out(tmp_path):
