@@ -36,9 +36,9 @@ from export.export_meta import ExportMeta, write_export_meta
 from export.export_model import export_model
 from tasks.fine_tuning import FineTuningSettings, fine_tune
 from tasks.learning_rate_sweep import plan_runs, run_sweep
-from tasks.metrics_classification import selection_score
+from tasks.classification_metrics import selection_score
 from tasks.run_options import RunOptions, define_flags
-from tasks.sentence_prediction_task import SentencePredictionConfig, SentencePredictionTask
+from tasks.classification import ClassificationConfig, ClassificationTask
 
 define_flags()
 # Original google-research/bert flags.
@@ -109,7 +109,7 @@ def main(_):
 
     def run_one(run):
         keras.utils.clear_session()
-        task = SentencePredictionTask(SentencePredictionConfig(
+        task = ClassificationTask(ClassificationConfig(
             reader=reader, vocab_file=vocab_file, bert_config=bert_config,
             cache_dir=options.output_dir, do_lower_case=FLAGS.do_lower_case,
             max_seq_length=FLAGS.max_seq_length, init_checkpoint=FLAGS.init_checkpoint,

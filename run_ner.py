@@ -33,7 +33,7 @@ from export.export_model import export_model
 from modeling.feature_based_tagger import LAYER_COMBINATIONS
 from tasks.fine_tuning import FineTuningSettings, fine_tune
 from tasks.run_options import RunOptions, define_flags
-from tasks.tagging_task import SPLIT_FILES, TaggingConfig, TaggingTask
+from tasks.tagging import SPLIT_FILES, TaggingConfig, TaggingTask
 
 define_flags()
 # Original google-research/bert flags.

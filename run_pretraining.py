@@ -27,7 +27,7 @@ from data.vocab import Vocab
 from modeling.pretrainer import OBJECTIVES
 from tasks import run_options
 from tasks.optimization import OptimizerConfig
-from tasks.pretraining_task import PretrainingTask
+from tasks.pretraining import PretrainingTask
 from tasks.trainer import Trainer, write_results
 
 FLAGS = flags.FLAGS

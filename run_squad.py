@@ -27,9 +27,9 @@ from checkpoints.companion_files import resolve_model_files
 from export.export_meta import SQUAD_OPTIONS, ExportMeta, write_export_meta
 from export.export_model import export_model
 from tasks.fine_tuning import FineTuningSettings, train_epochs
-from tasks.question_answering_task import QuestionAnsweringConfig, QuestionAnsweringTask
+from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
 from tasks.run_options import RunOptions, define_flags
-from tasks.squad_postprocess import write_predictions
+from tasks.question_answering_answers import write_predictions
 from tasks.trainer import Trainer
 from utils.files import atomic_write_text
 

@@ -23,7 +23,7 @@ from checkpoints.companion_files import resolve_model_files
 from export.export_meta import ExportMeta, write_export_meta
 from export.export_model import export_model
 from tasks.fine_tuning import EVAL_RESULTS, FineTuningSettings, train_epochs
-from tasks.multiple_choice_task import MultipleChoiceConfig, MultipleChoiceTask
+from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
 from tasks.run_options import RunOptions, define_flags
 from tasks.trainer import Trainer, write_results
 

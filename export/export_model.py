@@ -14,10 +14,10 @@ from absl import app, flags, logging
 
 from checkpoints.loader import load_into
 from export.export_meta import NER_DOC_STRIDE, read_export_meta
-from export.serving_classifier import save_classifier
+from export.serving_classification import save_classification
 from export.serving_multiple_choice import save_multiple_choice
-from export.serving_ner import save_ner
-from export.serving_squad import SquadOptions, save_squad
+from export.serving_tagging import save_tagging
+from export.serving_question_answering import QuestionAnsweringOptions, save_question_answering
 from modeling import BertEncoder
 from modeling.task_models import (BertClassifier, BertMultipleChoice, BertSpanLabeler,
                                   BertTokenClassifier)
@@ -72,15 +72,16 @@ def export_model(meta, export_dir, weights):
     text = (meta.vocab_file, meta.do_lower_case, meta.max_seq_length)
     if meta.task in ("classification", "regression"):
         labels = meta.label_list if meta.task == "classification" else None
-        return save_classifier(export_dir, model, *text, labels, meta.paired)
+        return save_classification(export_dir, model, *text, labels, meta.paired)
     if meta.task == "ner":
-        return save_ner(export_dir, model, *text, meta.label_list,
+        return save_tagging(export_dir, model, *text, meta.label_list,
                         meta.doc_stride or NER_DOC_STRIDE)
     if meta.task == "multiple_choice":
         return save_multiple_choice(export_dir, model, *text)
-    options = SquadOptions(max_seq_length=meta.max_seq_length, doc_stride=meta.doc_stride,
-                           **meta.squad)
-    return save_squad(export_dir, model, meta.vocab_file, meta.do_lower_case, options)
+    options = QuestionAnsweringOptions(max_seq_length=meta.max_seq_length,
+                                       doc_stride=meta.doc_stride,
+                                       **meta.squad)
+    return save_question_answering(export_dir, model, meta.vocab_file, meta.do_lower_case, options)
 
 
 def export_for_runner(model, meta, export_dir):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from modeling.config import BertConfig
-from tasks.multiple_choice_task import (MultipleChoiceConfig, MultipleChoiceTask,
+from tasks.multiple_choice import (MultipleChoiceConfig, MultipleChoiceTask,
                                         find_split_file)
 from tests.conftest import FIXTURES
 

@@ -11,10 +11,10 @@ from checkpoints.ours import save_weights
 from data.conll_reader import TaggedFileError
 from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
-from tasks.ner_metrics import entity_scores
+from tasks.tagging_metrics import entity_scores
 from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions
-from tasks.tagging_task import TaggingConfig, TaggingTask, find_split_file
+from tasks.tagging import TaggingConfig, TaggingTask, find_split_file
 from tasks.trainer import Trainer
 from tests.conftest import FIXTURES
 

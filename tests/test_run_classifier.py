@@ -16,7 +16,7 @@ from data.glue_readers import GlueReader
 from modeling.config import BertConfig
 from tasks.fine_tuning import RunResult
 from tasks.learning_rate_sweep import SWEEP_RESULTS, plan_runs, run_sweep
-from tasks.sentence_prediction_task import SentencePredictionConfig, SentencePredictionTask
+from tasks.classification import ClassificationConfig, ClassificationTask
 from tests.conftest import FIXTURES, ROOT
 
 tf = pytest.importorskip("tensorflow")
@@ -80,7 +80,7 @@ def test_fine_tunes_mnli_and_writes_every_output(tmp_path, uncased_vocab_file):
 
 @pytest.fixture()
 def sts_task(tmp_path, uncased_vocab_file):
-    return SentencePredictionTask(SentencePredictionConfig(
+    return ClassificationTask(ClassificationConfig(
         reader=GlueReader("STS-B", os.path.join(FIXTURES, "glue_sts-b")),
         vocab_file=uncased_vocab_file, bert_config=BertConfig.from_dict(TINY),
         cache_dir=str(tmp_path), max_seq_length=24))
@@ -124,7 +124,7 @@ def test_trimmed_padding_changes_no_output(sts_task):
 
 def test_group_by_length_cuts_padding_and_keeps_examples(tmp_path, uncased_vocab_file):
     def batches(group_by_length):
-        task = SentencePredictionTask(SentencePredictionConfig(
+        task = ClassificationTask(ClassificationConfig(
             reader=GlueReader("MNLI", os.path.join(FIXTURES, "glue_mnli")),
             vocab_file=uncased_vocab_file, bert_config=BertConfig.from_dict(TINY),
             cache_dir=str(tmp_path), max_seq_length=32, group_by_length=group_by_length))

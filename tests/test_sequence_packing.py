@@ -19,7 +19,7 @@ from modeling.masks import position_ids_from_input_mask
 from modeling.pretrainer import BertPretrainer
 from tasks.optimization import OptimizerConfig
 from tasks.pretraining_losses import pretraining_loss
-from tasks.pretraining_task import PretrainingTask
+from tasks.pretraining import PretrainingTask
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer
 from tests.pretraining_records import TINY, write_records

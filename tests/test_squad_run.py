@@ -10,7 +10,7 @@ import pytest
 
 from data.squad_reader import read_squad_file
 from modeling.config import BertConfig
-from tasks.question_answering_task import QuestionAnsweringConfig, QuestionAnsweringTask
+from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
 from tests.conftest import FIXTURES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -18,8 +18,8 @@ from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
 from modeling.task_models import BertClassifier
 from tasks.base import Task
-from tasks.glue_submission import write_submission
-from tasks.metrics_classification import compute_metrics
+from tasks.classification_submission import write_submission
+from tasks.classification_metrics import compute_metrics
 
 HEAD_PREFIX = "classifier/"
 _SHUFFLE_BUFFER = 100_000
@@ -27,7 +27,7 @@ _BATCHES_PER_LENGTH_GROUP = 50
 
 
 @dataclasses.dataclass
-class SentencePredictionConfig:
+class ClassificationConfig:
     """`reader` is a `data.glue_readers.GlueReader` or `data.custom_reader.CustomReader`;
     cached TFRecords go to `cache_dir`."""
 
@@ -44,14 +44,14 @@ class SentencePredictionConfig:
     seed: int = 12345
 
 
-class SentencePredictionTask(Task):
+class ClassificationTask(Task):
     """Datasets yield features {input_word_ids, input_mask, input_type_ids}
     int32 [batch, seq] and labels {label: int32 (float32 for regression)
     [batch], example_index: int32 [batch]}; the model's `logits` are
     [batch, num_labels] ([batch, 1] for regression).
 
     Example:
-    >>> task = SentencePredictionTask(SentencePredictionConfig(
+    >>> task = ClassificationTask(ClassificationConfig(
     ...     GlueReader("MRPC", "glue/MRPC"), "vocab.txt", config, cache_dir="/tmp/run"))
     >>> model = task.build_model(); task.initialize(model)
     >>> features, labels = next(iter(task.build_dataset("dev", 8, training=False)))

@@ -27,8 +27,8 @@ from modeling.encoder import BertEncoder
 from modeling.feature_based_tagger import LAYER_COMBINATIONS, FeatureBasedTagger
 from modeling.task_models import BertTokenClassifier
 from tasks.base import Task
-from tasks.ner_metrics import conlleval_report, entity_scores
-from tasks.ner_predictions import values_per_word, write_conll_predictions
+from tasks.tagging_metrics import conlleval_report, entity_scores
+from tasks.tagging_predictions import values_per_word, write_conll_predictions
 
 SPLIT_FILES = {"train": ("train.txt", "eng.train"),
                "dev": ("dev.txt", "valid.txt", "eng.testa"),

@@ -22,7 +22,7 @@ from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
 from modeling.task_models import BertMultipleChoice
 from tasks.base import Task
-from tasks.multiple_choice_outputs import write_predictions
+from tasks.multiple_choice_predictions import write_predictions
 
 SPLIT_NAMES = {"train": ("train",), "dev": ("val", "dev"), "test": ("test",)}
 EXTENSIONS = (".csv", ".jsonl")

@@ -1,7 +1,7 @@
 """Extractive question answering (SQuAD v1.1 and v2.0), as in the paper: start
 and end vectors score every token, the loss is the mean of the start and end
 softmax cross-entropies, and answers are read back from the logits by
-`tasks.squad_postprocess`.
+`tasks.question_answering_answers`.
 
 Splits: "train" is `train_file` read for training (answers aligned, windows
 labelled), "predict" is `predict_file` read for prediction (every question
@@ -23,8 +23,8 @@ from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
 from modeling.task_models import BertSpanLabeler
 from tasks.base import Task
-from tasks.squad_metrics import squad_v1_scores, squad_v2_scores
-from tasks.squad_postprocess import PostprocessConfig, postprocess
+from tasks.question_answering_metrics import squad_v1_scores, squad_v2_scores
+from tasks.question_answering_answers import PostprocessConfig, postprocess
 
 ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 

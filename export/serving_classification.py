@@ -40,7 +40,7 @@ def classifier_outputs(logits, label_names):
             "probabilities": tf.nn.softmax(logits, axis=-1)}
 
 
-def save_classifier(export_dir, model, vocab_file, do_lower_case, max_seq_length,
+def save_classification(export_dir, model, vocab_file, do_lower_case, max_seq_length,
                     label_list=None, paired=False):
     """Writes the classifier SavedModel. `model` maps encoder inputs to {"logits"};
     `label_list` None means regression; `paired` adds `text_b`."""
