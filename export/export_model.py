@@ -2,18 +2,20 @@
 
   python -m export.export_model --output_dir=/tmp/mrpc_output --export_dir=/models/mrpc/1
 
-reads `export_meta.json` (see `export/export_meta.py`) and the newest
+reads `export_meta.json` (see `tasks/export_meta.py`) and the newest
 checkpoint in `--output_dir` (or `--checkpoint`, any layout
 `checkpoints.loader` reads), rebuilds the task model in float32 and writes
 the task's SavedModel (`export/serving_*.py`) to `--export_dir`. TF Serving
 wants it under a numbered version directory of the model's base path, as
-above. Runners call `export_for_runner` directly for their `--export_dir`.
+above. The fine-tuning runners call `export_after_training`, which leaves
+`export_meta.json` in their output_dir and, with their `--export_dir`, writes
+the SavedModel from the newest checkpoint right away.
 """
 
 from absl import app, flags, logging
 
 from checkpoints.loader import load_into
-from export.export_meta import NER_DOC_STRIDE, read_export_meta
+from tasks.export_meta import NER_DOC_STRIDE, read_export_meta, write_export_meta
 from export.serving_classification import save_classification
 from export.serving_multiple_choice import save_multiple_choice
 from export.serving_tagging import save_tagging
@@ -88,6 +90,18 @@ def export_for_runner(model, meta, export_dir):
     """For a runner's `--export_dir`: exports the model it just trained (any dtype
     policy; the export computes in float32)."""
     return export_model(meta, export_dir, model)
+
+
+def export_after_training(meta, output_dir, export_dir, trained):
+    """What a fine-tuning runner leaves for export: `export_meta.json` in
+    `output_dir` after training (or when exporting), and the SavedModel in
+    `export_dir` when one is given. `meta` None: a model that is not exported."""
+    if meta is None or not (trained or export_dir):
+        return
+    write_export_meta(output_dir, meta)
+    if export_dir:
+        logging.info("Wrote the serving SavedModel to %s",
+                     export_model(meta, export_dir, output_dir))
 
 
 def define_flags():

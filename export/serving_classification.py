@@ -23,7 +23,8 @@ from data.packing import encode_texts
 from data.tokenization import FullTokenizer
 from data.vocab import Vocab
 from export.graph_packing import TextPacker
-from export.serving_module import ENCODER_INPUTS, ServingModule, ids_specs, text_spec
+from export.serving_module import ServingModule, ids_specs, text_spec
+from modeling.encoder_interface import ENCODER_INPUTS
 
 EXAMPLE_FEATURES = ("input_ids", "input_mask", "segment_ids")  # the original's names
 WARMUP_TEXTS = (("The quick brown fox jumps over the lazy dog.", "A fox jumped."),

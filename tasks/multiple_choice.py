@@ -7,21 +7,21 @@ each `.csv` in SWAG's layout or `.jsonl` (see `data/swag_reader.py`).
 """
 
 import dataclasses
-import logging
 import os
 
 import keras
 import numpy as np
 import tensorflow as tf
+from absl import logging
 
-from checkpoints.loader import load_into
 from data.multiple_choice_features import NO_LABEL, encode_examples
 from data.swag_reader import read_multiple_choice_file
 from data.tokenization import FullTokenizer
 from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
 from modeling.task_models import BertMultipleChoice
-from tasks.base import Task
+from tasks.base import FineTuningTask
+from tasks.export_meta import ExportMeta
 from tasks.multiple_choice_predictions import write_predictions
 
 SPLIT_NAMES = {"train": ("train",), "dev": ("val", "dev"), "test": ("test",)}
@@ -56,7 +56,7 @@ class MultipleChoiceConfig:
     seed: int = 12345
 
 
-class MultipleChoiceTask(Task):
+class MultipleChoiceTask(FineTuningTask):
     """Datasets yield features {input_word_ids, input_mask, input_type_ids}
     int32 [batch, choices, seq] and labels {label: int32 [batch],
     example_index: int32 [batch]}; the model's `logits` are [batch, choices].
@@ -106,10 +106,6 @@ class MultipleChoiceTask(Task):
             dropout = self.config.bert_config.hidden_dropout_prob
         return BertMultipleChoice(BertEncoder(self.config.bert_config), dropout_rate=dropout)
 
-    def initialize(self, model):
-        if self.config.init_checkpoint:
-            logging.info(load_into(model, self.config.init_checkpoint).summary())
-
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training: shuffled, repeated, full batches. Otherwise one pass in order.
         "train" and "dev" need a label on every example; "test" may have none."""
@@ -143,8 +139,9 @@ class MultipleChoiceTask(Task):
         for metric in metrics:
             metric.update_state(labels["label"], outputs["logits"])
 
-    def write_predictions(self, split, predictions, path):
-        """Per-example probabilities and predicted index, rows put back in input order."""
+    def write_predictions(self, split, predictions, output_dir):
+        """`<split>_predictions.jsonl`: per-example probabilities and predicted index,
+        rows put back in input order."""
         examples = self.choice_file(split).examples
         order = np.asarray(predictions["example_index"])
         if not np.array_equal(np.sort(order), np.arange(len(examples))):
@@ -152,4 +149,11 @@ class MultipleChoiceTask(Task):
                              f"{len(examples)} in split {split!r}")
         logits = np.empty((len(examples), np.shape(predictions["logits"])[-1]), np.float32)
         logits[order] = predictions["logits"]
+        path = os.path.join(output_dir, f"{split}_predictions.jsonl")
         write_predictions(path, examples, logits)
+        return [path]
+
+    def export_meta(self):
+        config = self.config
+        return ExportMeta("multiple_choice", config.bert_config, config.vocab_file,
+                          config.do_lower_case, config.max_seq_length)

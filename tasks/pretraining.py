@@ -61,11 +61,6 @@ class PretrainingTask(Task):
         encoder = BertEncoder(self.config, causal_attention=self.objective == "ltr")
         return BertPretrainer(encoder, self.objective, packed=bool(self.max_sequences_per_pack))
 
-    def initialize(self, model):
-        if self.init_checkpoint:
-            from checkpoints.loader import load_into
-            logging.info("%s", load_into(model, self.init_checkpoint).summary())
-
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training repeats over shuffled files and records in full batches;
         evaluation reads every record once, in order, the last batch partial."""

@@ -16,7 +16,7 @@ from checkpoints.ours import save_weights
 from data.squad_features import convert_examples_to_features
 from data.squad_reader import SquadExample, read_squad_file, split_words
 from data.tokenization import FullTokenizer
-from export.export_meta import ExportMeta, read_export_meta, write_export_meta
+from tasks.export_meta import ExportMeta, read_export_meta, write_export_meta
 from export.export_model import build_task_model, export_for_runner, export_model
 from tasks.question_answering_answers import PostprocessConfig, postprocess
 from tests.conftest import FIXTURES

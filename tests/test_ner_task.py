@@ -56,7 +56,7 @@ def test_fine_tuning_learns_and_writes_conll_predictions(uncased_vocab_file, tmp
     assert records[-1]["loss"] < records[0]["loss"]
     results = trainer.evaluate(8, split="dev")
     assert {"loss", "token_accuracy", "precision", "recall", "f1", "PER_f1"} <= set(results)
-    path = task.write_predictions("dev", trainer.predict(8, split="dev"), str(tmp_path))
+    path, = task.write_predictions("dev", trainer.predict(8, split="dev"), str(tmp_path))
     assert os.path.basename(path) == "predictions.txt"
     written = _read_predictions(path)
     sentences = task.sentences("dev")

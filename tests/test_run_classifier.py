@@ -103,8 +103,9 @@ def test_regression_loss_metrics_and_prediction_order(sts_task, tmp_path):
                                  "logits": np.array([[4.0], [3.0], [2.5]])})
     assert set(metrics) == {"pearson", "spearman"}
     # Rows come back in file order whatever order the batches had.
-    path = sts_task.write_predictions("test", {"example_index": np.array([1, 0]),
-                                               "logits": np.array([[1.25], [4.5]])}, str(tmp_path))
+    path, = sts_task.write_predictions("test", {"example_index": np.array([1, 0]),
+                                                "logits": np.array([[1.25], [4.5]])},
+                                       str(tmp_path))
     with open(path, encoding="utf-8") as f:
         assert f.read() == "index\tprediction\n0\t4.500\n1\t1.250\n"
     with pytest.raises(ValueError, match="training needs a label"):
