@@ -25,7 +25,7 @@ from checkpoints.huggingface import write_hf_dir
 from checkpoints.loader import load_into
 from checkpoints.ours import save_weights
 from checkpoints.tf_checkpoint import write_name_based
-from data.vocab import Vocab
+from data.text.vocab import Vocab
 from modeling import BertEncoder
 from modeling.pretrainer import BertPretrainer
 from tasks.flag_groups import define_model_flags, define_text_flags

@@ -18,8 +18,8 @@ import json
 from absl import app, flags, logging
 
 from checkpoints.loader import load_into
-from data.graph_tokenizer import GraphTokenizer
-from data.vocab import Vocab
+from data.text.graph_tokenizer import GraphTokenizer
+from data.text.vocab import Vocab
 from modeling.encoder import BertEncoder
 from tasks.feature_extraction import (encode_lines, feature_records, layers_model,
                                       read_input_lines)

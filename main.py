@@ -98,13 +98,13 @@ def main():
     timings["corpus"] = time.time() - start
     print(f"  {documents} modules, {size / 1e6:.1f} MB of standard-library docstrings", flush=True)
     stage("vocabulary", [
-        "data/build_vocab.py", f"--input_file={paths['corpus.txt']}", f"--output_file={paths['vocab.txt']}",
+        "build_vocab.py", f"--input_file={paths['corpus.txt']}", f"--output_file={paths['vocab.txt']}",
         "--vocab_size=3000", "--num_unused=0", "--lower_thresh=5"])
     with open(paths["vocab.txt"], encoding="utf-8") as f:
         vocab_size = sum(1 for _ in f)
     atomic_write_text(paths["bert_config.json"], json.dumps({**MODEL, "vocab_size": vocab_size}, indent=2))
     stage("pretraining data", [
-        "data/create_pretraining_data.py", f"--input_file={paths['corpus.txt']}",
+        "create_pretraining_data.py", f"--input_file={paths['corpus.txt']}",
         f"--output_file={paths['pretraining.tfrecord']}", f"--vocab_file={paths['vocab.txt']}",
         "--do_lower_case", f"--max_seq_length={SEQ_LENGTH}", f"--max_predictions_per_seq={MAX_PREDICTIONS}",
         "--dupe_factor=5", "--num_workers=2", f"--random_seed={args.seed}"])

@@ -29,8 +29,8 @@ import dataclasses
 import keras
 from absl import app, flags, logging
 
-from data.custom_reader import CustomReader
-from data.glue_readers import GlueReader
+from data.classification.custom_reader import CustomReader
+from data.classification.glue_readers import GlueReader
 from export.export_model import export_after_training
 from tasks.classification import ClassificationConfig, ClassificationTask
 from tasks.classification_metrics import selection_score

@@ -19,11 +19,11 @@ import os
 from absl import app, flags, logging
 
 from checkpoints.companion_files import check_vocab_fits, config_source, resolve_bert_config
-from data.corpus_reader import expand_input_files
-from data.pretraining_config import MaskingOptions
-from data.pretraining_dataset import check_record_ids
-from data.tf_masking import DynamicMasker
-from data.vocab import Vocab
+from data.pretraining.config import MaskingOptions
+from data.pretraining.corpus_reader import expand_input_files
+from data.pretraining.dataset import check_record_ids
+from data.pretraining.tf_masking import DynamicMasker
+from data.text.vocab import Vocab
 from modeling.pretrainer import OBJECTIVES
 from tasks import run_options
 from tasks.flag_groups import define_model_flags, define_text_flags, define_training_flags
@@ -51,7 +51,7 @@ flags.DEFINE_bool("dynamic_masking", False,
 flags.DEFINE_float("masked_lm_prob", 0.15, "Share of tokens masked by --dynamic_masking.")
 flags.DEFINE_bool("do_whole_word_mask", False, "--dynamic_masking masks whole words.")
 flags.DEFINE_integer("max_sequences_per_pack", 0,
-                     "Read packed rows of up to this many instances (data/pack_pretraining_data.py); "
+                     "Read packed rows of up to this many instances (pack_pretraining_data.py); "
                      "0: one instance per row.")
 
 

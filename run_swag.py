@@ -1,7 +1,7 @@
 """Fine-tunes BERT for multiple choice: SWAG, or any JSON-lines set of N endings.
 
 `data_dir` holds `train`, `val` (or `dev`) and `test` files, `.csv` in SWAG's
-layout or `.jsonl` (see data/swag_reader.py). `--do_eval` writes
+layout or `.jsonl` (see data/multiple_choice/swag_reader.py). `--do_eval` writes
 `eval_results.txt` (accuracy on dev); `--do_predict` writes
 `test_predictions.jsonl` (per-example probabilities and predicted index).
 

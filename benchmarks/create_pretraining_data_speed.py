@@ -1,4 +1,4 @@
-"""Speed and memory of data/create_pretraining_data.py against the TF Model
+"""Speed and memory of create_pretraining_data.py against the TF Model
 Garden's `official.nlp.data.create_pretraining_data` on the same corpus and
 flags (dupe_factor 5, max_seq_length 128, max_predictions_per_seq 20).
 
@@ -103,7 +103,7 @@ def run_ours(corpus, output_dir, workers):
         "ours",
         [
             sys.executable,
-            os.path.join(ROOT, "data", "create_pretraining_data.py"),
+            os.path.join(ROOT, "create_pretraining_data.py"),
             f"--input_file={corpus}",
             f"--output_file={os.path.join(output_dir, 'ours.tfrecord')}",
             f"--vocab_file={os.path.join(SHARED, 'vocab', 'bert_uncased_vocab.txt')}",

@@ -43,7 +43,7 @@ def minilm_dir():
 
 def write_subset(task, source_dir, target_dir, num_examples):
     """`num_examples` train rows (numpy seed 0, file order kept) and the whole dev split."""
-    from data.glue_readers import GlueReader
+    from data.classification.glue_readers import GlueReader
     os.makedirs(target_dir, exist_ok=True)
     for split in ("train", "dev"):
         name = os.path.basename(GlueReader(task, source_dir).path(split))
@@ -81,7 +81,7 @@ def run_ours(args, data_dir, output_dir, seed):
 def run_hf(args, data_dir, seed):
     import torch
     import transformers
-    from data.glue_readers import GlueReader
+    from data.classification.glue_readers import GlueReader
     from tasks.fine_tuning import num_train_steps
     from tasks.classification_metrics import compute_metrics
 

@@ -3,7 +3,7 @@ padded one per row, in one process, same model, optimizer and loss.
 
     # Instance lengths of real records (needs TensorFlow):
     python benchmarks/wikitext_documents.py ../shared/data/corpus/wikitext2_*.txt > /tmp/wiki.txt
-    python data/create_pretraining_data.py --input_file=/tmp/wiki.txt --output_file=/tmp/wiki512.tfrecord \\
+    python create_pretraining_data.py --input_file=/tmp/wiki.txt --output_file=/tmp/wiki512.tfrecord \\
         --vocab_file=../shared/data/vocab/bert_uncased_vocab.txt --max_seq_length=512 \\
         --max_predictions_per_seq=80 --dupe_factor=5
     python benchmarks/packed_pretraining.py --lengths_from=/tmp/wiki512.tfrecord \\
@@ -31,7 +31,7 @@ import numpy as np  # noqa: E402
 
 from benchmarks.common import add_precision_flag, peak_rss_mb  # noqa: E402
 from benchmarks.train_step import build, jax_step_runner, tf_step_runner  # noqa: E402
-from data.sequence_packing import pack_lengths, pack_rows  # noqa: E402
+from data.pretraining.sequence_packing import pack_lengths, pack_rows  # noqa: E402
 from modeling.config import PRESETS, BertConfig  # noqa: E402
 from tasks.precision import resolve  # noqa: E402
 from tasks.pretraining_losses import pretraining_loss  # noqa: E402
@@ -39,7 +39,7 @@ from tasks.pretraining_losses import pretraining_loss  # noqa: E402
 
 def lengths_from_records(pattern, seq_length):
     import tensorflow as tf
-    from data.corpus_reader import expand_input_files
+    from data.pretraining.corpus_reader import expand_input_files
     spec = {"input_mask": tf.io.FixedLenFeature([seq_length], tf.int64)}
     dataset = tf.data.TFRecordDataset(expand_input_files(pattern)).map(
         lambda r: tf.reduce_sum(tf.io.parse_single_example(r, spec)["input_mask"]))

@@ -30,12 +30,12 @@ from absl import app, flags  # noqa: E402
 from bert import create_pretraining_data as original  # noqa: E402  (defines the shared flags)
 from bert import tokenization  # noqa: E402
 
-from data import pretraining_features as F  # noqa: E402
-from data.corpus_reader import expand_input_files  # noqa: E402
-from data.pretraining_config import MaskingOptions, PretrainingDataConfig  # noqa: E402
-from data.pretraining_statistics import read_examples, statistics  # noqa: E402
-from data.pretraining_writer import summary_lines, write_pretraining_data  # noqa: E402
-from data.vocab import Vocab  # noqa: E402
+from data.pretraining import features as F  # noqa: E402
+from data.pretraining.config import MaskingOptions, PretrainingDataConfig  # noqa: E402
+from data.pretraining.corpus_reader import expand_input_files  # noqa: E402
+from data.pretraining.record_statistics import read_examples, statistics  # noqa: E402
+from data.pretraining.writer import summary_lines, write_pretraining_data  # noqa: E402
+from data.text.vocab import Vocab  # noqa: E402
 
 SHARED = os.path.join(os.path.dirname(ROOT), "shared", "data")
 

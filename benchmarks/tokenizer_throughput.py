@@ -25,8 +25,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import tensorflow as tf  # noqa: E402
 
-from data.graph_tokenizer import GraphTokenizer  # noqa: E402
-from data.tokenization import FullTokenizer  # noqa: E402
+from data.text.graph_tokenizer import GraphTokenizer  # noqa: E402
+from data.text.tokenization import FullTokenizer  # noqa: E402
 from tests.references import minilm_dir, original_full_tokenizer  # noqa: E402
 
 

@@ -9,7 +9,7 @@ import os
 
 from checkpoints import keras_hub_preset
 from checkpoints.huggingface import read_hf_config
-from data.vocab import Vocab
+from data.text.vocab import Vocab
 from modeling.config import BertConfig, ConfigError
 
 

@@ -1,1 +1,3 @@
-"""Text -> features: tokenizers, readers and tf.data input pipelines."""
+"""Text -> features, in parts: `text` (vocabulary, tokenizers, segments),
+`pretraining` (corpus to records and tf.data input) and one folder per
+fine-tuning task's reader and features."""

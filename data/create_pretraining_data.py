@@ -1,104 +1,10 @@
-"""Writes BERT pretraining TFRecords from raw text, in parallel and streaming.
-
-Same input format, flags and record features as google-research/bert's
-`create_pretraining_data.py`, plus: `--output_shards`, `--num_workers`,
-`--objective` (the paper's No-NSP and left-to-right ablations),
-`--mask_token_rate` / `--random_token_rate` and `--max_ngram_size`.
-
-The one difference in the algorithm: the random "next sentence" of an
-instance comes from a document of the same chunk of `--documents_per_chunk`
-documents rather than from the whole corpus, which is what lets the corpus
-stream through bounded memory. Instances are shuffled within a chunk.
-
-Example:
-  python data/create_pretraining_data.py --input_file=corpus/*.txt \\
-    --output_file=out/pretrain.tfrecord --output_shards=8 \\
-    --vocab_file=vocab.txt --num_workers=2 --dupe_factor=5
-"""
+"""`python data/create_pretraining_data.py` as published before the script moved to the
+repository root: runs `python create_pretraining_data.py` with the same arguments."""
 
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from absl import app, flags, logging  # noqa: E402
-
-from data.corpus_reader import CorpusError  # noqa: E402
-from data.pretraining_config import OBJECTIVES, MaskingOptions, PretrainingDataConfig  # noqa: E402
-from data.pretraining_writer import output_paths, summary_lines, write_pretraining_data  # noqa: E402
-from data.vocab import VocabError  # noqa: E402
-
-FLAGS = flags.FLAGS
-
-flags.DEFINE_string("input_file", None, "Input raw text file(s) or glob(s), comma-separated.")
-flags.DEFINE_string("output_file", None, "Output TFRecord file (or comma-separated list of files).")
-flags.DEFINE_string("vocab_file", None, "The vocabulary file that the BERT model was trained on.")
-flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (True for uncased models).")
-flags.DEFINE_bool("do_whole_word_mask", False, "Mask whole words rather than single word pieces.")
-flags.DEFINE_integer("max_seq_length", 128, "Maximum sequence length.")
-flags.DEFINE_integer("max_predictions_per_seq", 20, "Maximum number of masked LM predictions per sequence.")
-flags.DEFINE_integer("random_seed", 12345, "Random seed for data generation.")
-flags.DEFINE_integer("dupe_factor", 10, "Number of times to duplicate the input data (with different masks).")
-flags.DEFINE_float("masked_lm_prob", 0.15, "Masked LM probability.")
-flags.DEFINE_float("short_seq_prob", 0.1, "Probability of a shorter than maximum target length per document.")
-
-flags.DEFINE_integer("output_shards", 1, "Number of numbered output shards of --output_file.")
-flags.DEFINE_integer("num_workers", 1, "Worker processes.")
-flags.DEFINE_integer("documents_per_chunk", 2000, "Documents per unit of work; random next segments come from it.")
-flags.DEFINE_enum(
-    "objective",
-    "mlm_nsp",
-    OBJECTIVES,
-    "mlm_nsp: sentence pairs, masked LM and next-sentence labels (BERT). "
-    "mlm: single contiguous segments, masked LM, no next_sentence_labels (No NSP). "
-    "ltr: single segments unmasked, masked_lm_* holding every "
-    "position's next token, max_seq_length wide (LTR & No NSP).",
-)
-flags.DEFINE_float("mask_token_rate", 0.8, "Share of masked-LM targets replaced by [MASK].")
-flags.DEFINE_float("random_token_rate", 0.1, "Share replaced by a random token; the rest are kept.")
-flags.DEFINE_integer("max_ngram_size", 1, "Mask n-grams of up to this many whole words (needs --do_whole_word_mask).")
-
-
-def config_from_flags():
-    masking = MaskingOptions(
-        max_predictions_per_seq=FLAGS.max_predictions_per_seq,
-        masked_lm_prob=FLAGS.masked_lm_prob,
-        mask_token_rate=FLAGS.mask_token_rate,
-        random_token_rate=FLAGS.random_token_rate,
-        do_whole_word_mask=FLAGS.do_whole_word_mask,
-        max_ngram_size=FLAGS.max_ngram_size,
-    )
-    return PretrainingDataConfig(
-        max_seq_length=FLAGS.max_seq_length,
-        short_seq_prob=FLAGS.short_seq_prob,
-        dupe_factor=FLAGS.dupe_factor,
-        random_seed=FLAGS.random_seed,
-        objective=FLAGS.objective,
-        masking=masking,
-    )
-
-
-def main(argv):
-    del argv
-    try:
-        config = config_from_flags()
-        outputs = output_paths(FLAGS.output_file, FLAGS.output_shards)
-        counts = write_pretraining_data(
-            FLAGS.input_file,
-            outputs,
-            FLAGS.vocab_file,
-            config,
-            do_lower_case=FLAGS.do_lower_case,
-            num_workers=FLAGS.num_workers,
-            documents_per_chunk=FLAGS.documents_per_chunk,
-        )
-    except (CorpusError, VocabError, ValueError) as e:
-        sys.exit(f"error: {e}")
-    logging.info("wrote %d shard(s): %s", len(outputs), ", ".join(outputs))
-    for line in summary_lines(counts, config):
-        logging.info("%s", line)
-
-
 if __name__ == "__main__":
-    flags.mark_flags_as_required(["input_file", "output_file", "vocab_file"])
-    app.run(main)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = os.path.join(root, "create_pretraining_data.py")
+    os.execv(sys.executable, [sys.executable, script, *sys.argv[1:]])

@@ -15,16 +15,16 @@ Also `module.tokenize.get_special_tokens_dict()`, `module.vocab_file` (the
 vocab as an asset), a `serve` endpoint for `keras.layers.TFSMLayer(path)` and a
 `serving_default` signature (`sentences` -> the three inputs).
 
-Tokenization is `data.graph_tokenizer.GraphTokenizer`: exactly the original
+Tokenization is `data.text.graph_tokenizer.GraphTokenizer`: exactly the original
 `FullTokenizer`'s ids, built from TensorFlow and tensorflow_text ops only, so
 the SavedModel loads in a process that imports just those two.
 """
 
 import tensorflow as tf
 
-from data.graph_tokenizer import GraphTokenizer
-from data.vocab import Vocab
-from export import graph_packing
+from data.text import graph_segments as graph_packing
+from data.text.graph_tokenizer import GraphTokenizer
+from data.text.vocab import Vocab
 from export.saved_model_io import save_atomically
 
 DEFAULT_SEQ_LENGTH = 128

@@ -19,10 +19,10 @@ characters only) is classified as "[CLS] [SEP]" is; text longer than
 import numpy as np
 import tensorflow as tf
 
-from data.packing import encode_texts
-from data.tokenization import FullTokenizer
-from data.vocab import Vocab
-from export.graph_packing import TextPacker
+from data.text.graph_segments import TextPacker
+from data.text.segments import encode_texts
+from data.text.tokenization import FullTokenizer
+from data.text.vocab import Vocab
 from export.serving_module import ServingModule, ids_specs, text_spec
 from modeling.encoder_interface import ENCODER_INPUTS
 

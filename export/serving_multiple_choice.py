@@ -13,8 +13,8 @@ still gets a probability.
 import numpy as np
 import tensorflow as tf
 
-from data.vocab import Vocab
-from export.graph_packing import TextPacker
+from data.text.graph_segments import TextPacker
+from data.text.vocab import Vocab
 from export.serving_module import ServingModule, text_spec
 
 WARMUP = (("A man is sitting on a roof.", ("He starts pulling up roofing.", "He is ridiculed.",

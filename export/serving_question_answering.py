@@ -23,9 +23,9 @@ import collections
 import numpy as np
 import tensorflow as tf
 
-from data.vocab import Vocab
-from export import squad_windows
-from export.graph_packing import TextPacker
+from data.question_answering import graph_features as squad_windows
+from data.text.graph_segments import TextPacker
+from data.text.vocab import Vocab
 from export.serving_module import ServingModule, text_spec
 from tasks import question_answering_graph_answers
 

@@ -4,7 +4,7 @@
 split into words by the original basic tokenizer (whitespace, then
 punctuation and CJK characters apart, as CoNLL words are) and each word into
 word pieces; words are packed into windows exactly as in training
-(`data.token_features`: windows of whole words about `doc_stride` pieces
+(`data.tagging.features`: windows of whole words about `doc_stride` pieces
 apart, each word read at its first piece in the window that gives it the
 most context); the label of a word is the argmax at its first piece, and
 words are merged into entities by conlleval's chunk rules (`B-X` opens, `I-X`
@@ -23,9 +23,9 @@ used as context: each text is a sentence of its own.
 import numpy as np
 import tensorflow as tf
 
-from data.vocab import Vocab
-from export.graph_offsets import char_offsets
-from export.graph_packing import TextPacker, pack_segments
+from data.text.graph_offsets import char_offsets
+from data.text.graph_segments import TextPacker, pack_segments
+from data.text.vocab import Vocab
 from export.serving_module import ServingModule, text_spec
 
 _OUTSIDE, _BEGIN, _INSIDE = 0, 1, 2
@@ -60,7 +60,7 @@ def piece_offsets(counts):
 
 
 def plan_windows(offsets, num_words, max_pieces, doc_stride):
-    """`data.token_features.plan_windows` for every row at once (each word has
+    """`data.tagging.features.plan_windows` for every row at once (each word has
     1..max_pieces pieces). Returns (row, first_word, end_word) int64 [windows],
     row-major; a row without words has no window."""
     def step(starts, done, spans):
@@ -87,7 +87,7 @@ def plan_windows(offsets, num_words, max_pieces, doc_stride):
 
 
 def owning_windows(offsets, row_starts, num_words, windows):
-    """`data.token_features.owning_windows` for all words of the batch: for each
+    """`data.tagging.features.owning_windows` for all words of the batch: for each
     word, among the windows holding it, the earliest that leaves it the most
     context on its shorter side. `row_starts` [batch] is the flat index of each
     row's first word. int64 [num_words]."""

@@ -20,7 +20,7 @@ class BertPretrainer(keras.Model):
     Outputs: `mlm_logits` [batch, predictions, vocab] and, for `mlm_nsp`,
     `nsp_logits` [batch, 2]; both float32 whatever the compute dtype.
 
-    `packed=True` takes rows that pack several sequences (`data.sequence_packing`):
+    `packed=True` takes rows that pack several sequences (`data.pretraining.sequence_packing`):
     one more input, `next_sentence_positions` [batch, sequences], the [CLS]
     position of each, and `nsp_logits` [batch, sequences, 2] from each one's
     pooled [CLS] (the encoder's own pooler).

@@ -8,9 +8,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from data.classifier_features import (cached_tfrecord, parse_batch, sort_by_length,
+from data.classification.features import (cached_tfrecord, parse_batch, sort_by_length,
                                       trim_padding)
-from data.tokenization import FullTokenizer
+from data.text.tokenization import FullTokenizer
 from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
 from modeling.task_models import BertClassifier
@@ -25,7 +25,8 @@ _BATCHES_PER_LENGTH_GROUP = 50
 
 @dataclasses.dataclass
 class ClassificationConfig:
-    """`reader` is a `data.glue_readers.GlueReader` or `data.custom_reader.CustomReader`;
+    """`reader` is a `data.classification.glue_readers.GlueReader` or
+    `data.classification.custom_reader.CustomReader`;
     cached TFRecords go to `cache_dir`."""
 
     reader: object

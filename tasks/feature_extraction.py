@@ -22,8 +22,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from data.packing import pack_ids, truncate_pair
-from data.tokenization import to_text
+from data.text.segments import pack_ids, truncate_pair
+from data.text.tokenization import to_text
 
 _PAIR = re.compile(r"^(.*) \|\|\| (.*)$")
 
@@ -76,7 +76,7 @@ def _pieces_with_spans(tokenizer, texts):
 
 
 def encode_lines(lines, tokenizer, vocab, max_seq_length):
-    """`EncodedLine`s: `tokenizer` a `data.graph_tokenizer.GraphTokenizer` (ids as the
+    """`EncodedLine`s: `tokenizer` a `data.text.graph_tokenizer.GraphTokenizer` (ids as the
     original `FullTokenizer`, plus byte offsets); padded to `max_seq_length`."""
     texts_a = _pieces_with_spans(tokenizer, [line.text_a for line in lines])
     texts_b = _pieces_with_spans(tokenizer, [line.text_b or "" for line in lines])

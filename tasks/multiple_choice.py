@@ -3,7 +3,7 @@ is a [CLS] context [SEP] ending [SEP] sequence, one vector V scores each
 choice's pooled output, softmax over the choices, cross-entropy on the gold one.
 
 Split files in `data_dir`: `train`, `dev` (SWAG calls it `val`) and `test`,
-each `.csv` in SWAG's layout or `.jsonl` (see `data/swag_reader.py`).
+each `.csv` in SWAG's layout or `.jsonl` (see `data/multiple_choice/swag_reader.py`).
 """
 
 import dataclasses
@@ -14,9 +14,9 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from data.multiple_choice_features import NO_LABEL, encode_examples
-from data.swag_reader import read_multiple_choice_file
-from data.tokenization import FullTokenizer
+from data.multiple_choice.features import NO_LABEL, encode_examples
+from data.multiple_choice.swag_reader import read_multiple_choice_file
+from data.text.tokenization import FullTokenizer
 from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
 from modeling.task_models import BertMultipleChoice

@@ -1,12 +1,12 @@
 """Pretraining task: masked LM + next sentence, or one of the paper's ablations.
 
-Reads google-research pretraining TFRecords (`data.pretraining_dataset`:
+Reads google-research pretraining TFRecords (`data.pretraining.dataset`:
 `input_ids, input_mask, segment_ids, masked_lm_positions, masked_lm_ids,
 masked_lm_weights, next_sentence_labels`) and maps them to the model's input
 names. For `ltr` the records carry every position's next token in
 `masked_lm_*` features `max_seq_length` wide (`create_pretraining_data.py
 --objective=ltr`), so `max_predictions_per_seq` does not apply.
-`max_sequences_per_pack` reads packed rows (`data/pack_pretraining_data.py`).
+`max_sequences_per_pack` reads packed rows (`pack_pretraining_data.py`).
 """
 
 import keras
@@ -14,9 +14,9 @@ import tensorflow as tf
 from keras import ops
 from absl import logging
 
-from data import pretraining_features as F
-from data.corpus_reader import expand_input_files
-from data.pretraining_dataset import pretraining_dataset
+from data.pretraining import features as F
+from data.pretraining.corpus_reader import expand_input_files
+from data.pretraining.dataset import pretraining_dataset
 from modeling.encoder import BertEncoder
 from modeling.pretrainer import BertPretrainer
 from tasks.base import Task
@@ -29,7 +29,7 @@ _INPUTS = {F.INPUT_IDS: "input_word_ids", F.INPUT_MASK: "input_mask",
 class PretrainingTask(Task):
     """Builds the pretrainer, reads the records, computes losses and metrics.
 
-    `dynamic_masker` (a `data.tf_masking.DynamicMasker`) re-masks training
+    `dynamic_masker` (a `data.pretraining.tf_masking.DynamicMasker`) re-masks training
     batches with fresh masks every epoch; evaluation keeps the records' masks.
 
     Example:

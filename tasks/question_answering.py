@@ -19,9 +19,9 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from data.squad_features import check_lengths, convert_examples_to_features
-from data.squad_reader import read_squad_file
-from data.tokenization import FullTokenizer
+from data.question_answering.features import check_lengths, convert_examples_to_features
+from data.question_answering.squad_reader import read_squad_file
+from data.text.tokenization import FullTokenizer
 from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
 from modeling.encoder_interface import ENCODER_INPUTS

@@ -36,7 +36,7 @@ import os
 
 import numpy as np
 
-from data.tokenization import BasicTokenizer
+from data.text.tokenization import BasicTokenizer
 from utils.files import atomic_write_text
 
 PREDICTIONS_FILE = "predictions.json"

@@ -18,9 +18,9 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from data.conll_reader import check_labels, labels_from_sentences, read_tagged_file
-from data.token_features import build_tagging_features
-from data.tokenization import FullTokenizer
+from data.tagging.conll_reader import check_labels, labels_from_sentences, read_tagged_file
+from data.tagging.features import build_tagging_features
+from data.text.tokenization import FullTokenizer
 from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
 from modeling.feature_based_tagger import LAYER_COMBINATIONS, FeatureBasedTagger

@@ -1,7 +1,7 @@
 """Window outputs -> one value per word -> `predictions.txt` for conlleval.
 
 Each word is read at the first piece of the one window that owns it
-(`data.token_features`): the positions with label weight 1, which also carry
+(`data.tagging.features`): the positions with label weight 1, which also carry
 the word's index and the window its sentence's index. The file has one
 `word gold predicted` line per word and a blank line after each sentence,
 the input conlleval reads: `perl conlleval.pl < predictions.txt` gives the

@@ -9,9 +9,9 @@ import pytest
 
 from tests.conftest import FIXTURES, ROOT
 
-from data.build_vocab import learn_vocabulary, reserved_tokens
-from data.tokenization import FullTokenizer
-from data.vocab import Vocab
+from build_vocab import learn_vocabulary, reserved_tokens
+from data.text.tokenization import FullTokenizer
+from data.text.vocab import Vocab
 
 CORPUS = os.path.join(FIXTURES, "pretraining_corpus.txt")
 
@@ -61,7 +61,7 @@ def test_command_line_writes_a_vocab_file(tmp_path):
     result = subprocess.run(
         [
             sys.executable,
-            os.path.join(ROOT, "data", "build_vocab.py"),
+            os.path.join(ROOT, "build_vocab.py"),
             f"--input_file={CORPUS}",
             f"--output_file={output}",
             "--vocab_size=200",
@@ -77,7 +77,7 @@ def test_command_line_writes_a_vocab_file(tmp_path):
 
 
 def test_missing_corpus_is_a_clear_error(tmp_path):
-    from data.corpus_reader import CorpusError
+    from data.pretraining.corpus_reader import CorpusError
 
     with pytest.raises(CorpusError, match="absent.txt"):
         learn_vocabulary(str(tmp_path / "absent.txt"), vocab_size=2000)

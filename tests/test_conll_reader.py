@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from data.conll_reader import (TaggedFileError, check_labels, labels_from_sentences,
+from data.tagging.conll_reader import (TaggedFileError, check_labels, labels_from_sentences,
                                read_tagged_file, to_iob2)
 from tests.conftest import FIXTURES, shared_path
 

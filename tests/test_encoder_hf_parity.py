@@ -5,10 +5,10 @@ import os
 import numpy as np
 import pytest
 
-from checkpoints.loader import load_into
 from checkpoints.huggingface import read_hf_config
-from data.packing import encode_texts
-from data.tokenization import FullTokenizer
+from checkpoints.loader import load_into
+from data.text.segments import encode_texts
+from data.text.tokenization import FullTokenizer
 from modeling import BertEncoder
 from tests.conftest import FIXTURES
 from tests.references import minilm_dir

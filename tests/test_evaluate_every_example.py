@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from checkpoints.loader import load_into
-from data.glue_readers import GlueReader
+from data.classification.glue_readers import GlueReader
 from tasks.fine_tuning import FineTuningSettings, fine_tune
 from tasks.pretraining import PretrainingTask
 from tasks.run_options import RunOptions

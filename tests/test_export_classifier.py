@@ -13,8 +13,8 @@ import pytest
 import tensorflow as tf
 
 from checkpoints.ours import save_weights
-from data.packing import encode_texts
-from data.tokenization import FullTokenizer
+from data.text.segments import encode_texts
+from data.text.tokenization import FullTokenizer
 from tasks.export_meta import ExportMeta, ExportMetaError, read_export_meta, write_export_meta
 from export.export_model import build_task_model, export_for_runner, export_model
 from export.serving_classification import example_protos

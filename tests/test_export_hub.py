@@ -9,8 +9,8 @@ import os
 import numpy as np
 import pytest
 
-from data.packing import encode_texts, pack_ids
-from data.tokenization import FullTokenizer
+from data.text.segments import encode_texts, pack_ids
+from data.text.tokenization import FullTokenizer
 from tests.export_harness import HOSTILE_TEXTS, export_tiny_hub, run_fresh, sentences
 
 PAIR_SEQ_LENGTH = 24

@@ -11,8 +11,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from data.packing import pack_ids
-from data.tokenization import FullTokenizer
+from data.text.segments import pack_ids
+from data.text.tokenization import FullTokenizer
 from tests.conftest import ROOT
 from tests.export_harness import export_tiny_hub, run_fresh, sentences
 

@@ -1,6 +1,6 @@
 """The NER SavedModel in a fresh tensorflow + tensorflow_text process: the
 entities it returns are the ones the training-time windows
-(`data.token_features`), the model in process and seqeval's conlleval chunker
+(`data.tagging.features`), the model in process and seqeval's conlleval chunker
 give, with character offsets into the input; hostile text included."""
 
 import base64
@@ -12,9 +12,9 @@ import pytest
 from seqeval.metrics.sequence_labeling import get_entities
 
 from checkpoints.ours import save_weights
-from data.conll_reader import TaggedSentence
-from data.token_features import build_tagging_features
-from data.tokenization import FullTokenizer
+from data.tagging.conll_reader import TaggedSentence
+from data.tagging.features import build_tagging_features
+from data.text.tokenization import FullTokenizer
 from tasks.export_meta import ExportMeta, read_export_meta, write_export_meta
 from export.export_model import build_task_model, export_model
 from tasks.tagging_predictions import values_per_word

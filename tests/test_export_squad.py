@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from checkpoints.ours import save_weights
-from data.squad_features import convert_examples_to_features
-from data.squad_reader import SquadExample, read_squad_file, split_words
-from data.tokenization import FullTokenizer
+from data.question_answering.features import convert_examples_to_features
+from data.question_answering.squad_reader import SquadExample, read_squad_file, split_words
+from data.text.tokenization import FullTokenizer
 from tasks.export_meta import ExportMeta, read_export_meta, write_export_meta
 from export.export_model import build_task_model, export_for_runner, export_model
 from tasks.question_answering_answers import PostprocessConfig, postprocess

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from checkpoints.ours import save_weights
-from data.graph_tokenizer import GraphTokenizer
-from data.packing import truncate_pair
-from data.vocab import Vocab
+from data.text.graph_tokenizer import GraphTokenizer
+from data.text.segments import truncate_pair
+from data.text.vocab import Vocab
 from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
 from tasks.feature_extraction import (InputLine, encode_lines, feature_records, layers_model,

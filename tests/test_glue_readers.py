@@ -6,12 +6,12 @@ import os
 import numpy as np
 import pytest
 
-from data.classifier_examples import BadRowError
-from data.classifier_features import cached_tfrecord, encode_examples, parse_batch
-from data.custom_reader import CustomReader
-from data.glue_readers import GLUE_TASKS, GlueReader, glue_task
-from data.packing import truncate_pair
-from data.tokenization import FullTokenizer
+from data.classification.custom_reader import CustomReader
+from data.classification.examples import BadRowError
+from data.classification.features import cached_tfrecord, encode_examples, parse_batch
+from data.classification.glue_readers import GLUE_TASKS, GlueReader, glue_task
+from data.text.segments import truncate_pair
+from data.text.tokenization import FullTokenizer
 from tests.conftest import FIXTURES, shared_path
 
 

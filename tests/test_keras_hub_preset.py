@@ -18,9 +18,9 @@ from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
 from checkpoints.loader import CheckpointMismatchError, detect_format, load_into
 from checkpoints.ours import read_weights, save_weights
 from convert_checkpoint import convert
-from data.packing import encode_texts
-from data.tokenization import FullTokenizer
-from data.vocab import Vocab
+from data.text.segments import encode_texts
+from data.text.tokenization import FullTokenizer
+from data.text.vocab import Vocab
 from export.hub_encoder import build_pretrainer
 from modeling import BertEncoder
 from tests.conftest import ROOT

@@ -3,7 +3,7 @@
 import json
 import random
 
-from data.swag_reader import read_multiple_choice_file
+from data.multiple_choice.swag_reader import read_multiple_choice_file
 from scripts.make_next_sentence_choice_set import main, make_examples, read_articles
 
 

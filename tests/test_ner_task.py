@@ -8,7 +8,7 @@ import pytest
 
 from checkpoints.loader import CheckpointMismatchError
 from checkpoints.ours import save_weights
-from data.conll_reader import TaggedFileError
+from data.tagging.conll_reader import TaggedFileError
 from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
 from tasks.tagging_metrics import entity_scores

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from data.conll_reader import TaggedSentence, labels_from_sentences, read_tagged_file
-from data.token_features import build_tagging_features, owning_windows, plan_windows
-from data.tokenization import FullTokenizer
+from data.tagging.conll_reader import TaggedSentence, labels_from_sentences, read_tagged_file
+from data.tagging.features import build_tagging_features, owning_windows, plan_windows
+from data.text.tokenization import FullTokenizer
 from tasks.tagging_predictions import values_per_word
 from tests.conftest import FIXTURES
 

@@ -13,12 +13,12 @@ import pytest
 
 from tests.conftest import FIXTURES, ROOT
 
-from data import pretraining_features as F
-from data.corpus_reader import CorpusError
-from data.pretraining_config import MaskingOptions, PretrainingDataConfig
-from data.pretraining_statistics import read_examples, statistics
-from data.pretraining_writer import output_paths, write_pretraining_data
-from data.vocab import Vocab, VocabError
+from data.pretraining import features as F
+from data.pretraining.config import MaskingOptions, PretrainingDataConfig
+from data.pretraining.corpus_reader import CorpusError
+from data.pretraining.record_statistics import read_examples, statistics
+from data.pretraining.writer import output_paths, write_pretraining_data
+from data.text.vocab import Vocab, VocabError
 
 CORPUS = os.path.join(FIXTURES, "pretraining_corpus.txt")
 MASKING_FIELDS = {f.name for f in dataclasses.fields(MaskingOptions)}
@@ -278,7 +278,7 @@ def test_missing_input_or_vocab_is_a_clear_error_and_writes_nothing(tmp_path, un
 
 def run_create_pretraining_data(*flags, cwd=None):
     """The command line as a user runs it, in its own process."""
-    return subprocess.run([sys.executable, os.path.join(ROOT, "data", "create_pretraining_data.py"), *flags],
+    return subprocess.run([sys.executable, os.path.join(ROOT, "create_pretraining_data.py"), *flags],
                           capture_output=True, text=True, timeout=60, cwd=cwd)
 
 

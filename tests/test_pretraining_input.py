@@ -12,14 +12,14 @@ import tensorflow as tf
 
 from tests.conftest import FIXTURES
 
-from data import pretraining_features as F
-from data.pretraining_config import MaskingOptions, PretrainingDataConfig
-from data.pretraining_dataset import RecordLayoutError, pretraining_dataset
-from data.pretraining_writer import write_pretraining_data
-from data.text_pretraining_dataset import text_pretraining_dataset
-from data.tf_masking import DynamicMasker, mask_tokens, restore_original_ids
-from data.tokenization import FullTokenizer
-from data.vocab import Vocab
+from data.pretraining import features as F
+from data.pretraining.config import MaskingOptions, PretrainingDataConfig
+from data.pretraining.dataset import RecordLayoutError, pretraining_dataset
+from data.pretraining.text_dataset import text_pretraining_dataset
+from data.pretraining.tf_masking import DynamicMasker, mask_tokens, restore_original_ids
+from data.pretraining.writer import write_pretraining_data
+from data.text.tokenization import FullTokenizer
+from data.text.vocab import Vocab
 
 CORPUS = os.path.join(FIXTURES, "pretraining_corpus.txt")
 CLS, SEP, MASK = 1, 2, 3
@@ -261,7 +261,7 @@ def test_text_pipeline_left_to_right_targets(vocab):
 
 def test_text_pipeline_with_the_graph_tokenizer_matches_the_python_tokenizer(vocab, uncased_vocab_file):
     """Whole documents as single segments: restored ids are exactly [CLS] document [SEP]."""
-    graph_tokenizer = pytest.importorskip("data.graph_tokenizer")
+    graph_tokenizer = pytest.importorskip("data.text.graph_tokenizer")
     config = PretrainingDataConfig(max_seq_length=256, short_seq_prob=0.0, objective="mlm")
     tokenizer = FullTokenizer(uncased_vocab_file)
     documents = open(CORPUS, encoding="utf-8").read().split("\n\n")

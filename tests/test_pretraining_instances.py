@@ -9,9 +9,9 @@ import pytest
 
 from tests.conftest import FIXTURES
 
-from data.masking import Masker, num_to_predict, select_ngrams, word_spans
-from data.pretraining_config import MaskingOptions
-from data.pretraining_instances import InstanceBuilder, _removed_from_a, truncate_pair
+from data.pretraining.config import MaskingOptions
+from data.pretraining.instances import InstanceBuilder, _removed_from_a, truncate_pair
+from data.pretraining.masking import Masker, num_to_predict, select_ngrams, word_spans
 
 CLS, SEP, MASK = 1, 2, 3
 

@@ -10,12 +10,12 @@ from hypothesis import given, settings, strategies as st
 
 import tests.conftest  # noqa: F401  (repository root on sys.path)
 
-from data import text_classes
-from data.cached_tokenizer import _SPLIT_BUT_DELETED, CachedTokenizer
-from data.example_encoding import encode_examples, varints
-from data.pretraining_features import feature_layout
-from data.tfrecord_writer import ShardedRecordWriter, crc32c, frame_records, shard_blobs
-from data.tokenization import FullTokenizer
+from data.pretraining.example_encoding import encode_examples, varints
+from data.pretraining.features import feature_layout
+from data.pretraining.tfrecord_writer import ShardedRecordWriter, crc32c, frame_records, shard_blobs
+from data.text import text_classes
+from data.text.cached_tokenizer import _SPLIT_BUT_DELETED, CachedTokenizer
+from data.text.tokenization import FullTokenizer
 
 
 def random_features(rng, rows, seq=16, width=4):
@@ -61,7 +61,7 @@ def test_tfrecord_files_are_identical_to_tensorflows(tmp_path):
 
 
 def _ragged(records):
-    from data.ragged_bytes import RaggedBytes
+    from data.pretraining.ragged_bytes import RaggedBytes
 
     width = max(len(r) for r in records)
     values = np.zeros((len(records), width), dtype=np.uint8)

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from data.glue_readers import GlueReader
+from data.classification.glue_readers import GlueReader
 from modeling.config import BertConfig
 from tasks.fine_tuning import RunResult
 from tasks.learning_rate_sweep import SWEEP_RESULTS, plan_runs, run_sweep

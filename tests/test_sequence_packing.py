@@ -10,13 +10,13 @@ import pytest
 import tensorflow as tf
 
 from benchmarks.packed_pretraining import synthetic_instances
-from data import pretraining_features as F
-from data.pack_pretraining_data import pack_pretraining_files
-from data.pretraining_dataset import RecordLayoutError, pretraining_dataset
-from data.sequence_packing import pack_lengths, pack_rows
+from data.pretraining import features as F
+from data.pretraining.dataset import RecordLayoutError, pretraining_dataset
+from data.pretraining.sequence_packing import pack_lengths, pack_rows
 from modeling.encoder import BertEncoder
 from modeling.masks import position_ids_from_input_mask
 from modeling.pretrainer import BertPretrainer
+from pack_pretraining_data import pack_pretraining_files
 from tasks.optimization import OptimizerConfig
 from tasks.pretraining_losses import pretraining_loss
 from tasks.pretraining import PretrainingTask
@@ -182,7 +182,7 @@ def test_packed_records_round_trip_and_train(tmp_path):
 def test_the_command_line_packs_and_names_a_missing_input(tmp_path):
     source = write_records(tmp_path / "in.tfrecord", count=20, seq_length=32, predictions=4,
                            min_length=8)
-    script = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "pack_pretraining_data.py")
+    script = os.path.join(os.path.dirname(os.path.dirname(__file__)), "pack_pretraining_data.py")
     common = ["--max_seq_length=32", "--max_predictions_per_seq=4", "--max_sequences_per_pack=2"]
     done = subprocess.run([sys.executable, script, f"--input_file={source}",
                            f"--output_file={tmp_path / 'out.tfrecord'}", *common],

@@ -7,8 +7,8 @@ import os
 import numpy as np
 import pytest
 
-from data import squad_features, squad_reader
-from data.tokenization import FullTokenizer
+from data.question_answering import features as squad_features, squad_reader
+from data.text.tokenization import FullTokenizer
 from tests.conftest import FIXTURES
 
 squad_lib = pytest.importorskip("official.nlp.data.squad_lib")

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from data.squad_reader import read_squad_file
+from data.question_answering.squad_reader import read_squad_file
 from modeling.config import BertConfig
 from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
 from tests.conftest import FIXTURES

@@ -2,7 +2,7 @@
 
 Three tokenizers are compared on hostile multilingual text, cased and uncased:
 the original `bert.tokenization.FullTokenizer` (bert-tensorflow), our Python
-`data.tokenization.FullTokenizer`, and `data.graph_tokenizer.GraphTokenizer`.
+`data.text.tokenization.FullTokenizer`, and `data.text.graph_tokenizer.GraphTokenizer`.
 """
 
 import functools
@@ -14,8 +14,8 @@ from absl import flags
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from data import tokenization, unicode_tables
-from data.graph_tokenizer import GraphTokenizer
+from data.text import tokenization, unicode_tables
+from data.text.graph_tokenizer import GraphTokenizer
 from tests.conftest import FIXTURES
 from tests.references import minilm_dir, original_full_tokenizer
 

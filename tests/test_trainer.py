@@ -8,11 +8,11 @@ import pytest
 import tensorflow as tf
 
 from checkpoints.loader import CheckpointMismatchError
-from data.corpus_reader import CorpusError
-from data.pretraining_config import MaskingOptions
-from data.pretraining_dataset import RecordLayoutError
-from data.tf_masking import DynamicMasker
-from data.vocab import Vocab
+from data.pretraining.config import MaskingOptions
+from data.pretraining.corpus_reader import CorpusError
+from data.pretraining.dataset import RecordLayoutError
+from data.pretraining.tf_masking import DynamicMasker
+from data.text.vocab import Vocab
 from tasks.optimization import OptimizerConfig
 from tasks.pretraining import PretrainingTask
 from tasks.run_options import RunOptions

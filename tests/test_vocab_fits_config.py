@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from checkpoints.companion_files import resolve_model_files
-from data.pretraining_config import PretrainingDataConfig
-from data.pretraining_dataset import RecordLayoutError, check_record_ids
-from data.pretraining_writer import write_pretraining_data
+from data.pretraining.config import PretrainingDataConfig
+from data.pretraining.dataset import RecordLayoutError, check_record_ids
+from data.pretraining.writer import write_pretraining_data
 from modeling.config import BertConfig, ConfigError
 from tests.conftest import FIXTURES, ROOT
 

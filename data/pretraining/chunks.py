@@ -11,13 +11,13 @@ import random
 
 import numpy as np
 
-from data import pretraining_features as F
-from data.cached_tokenizer import CachedTokenizer
-from data.example_encoding import encode_examples
-from data.masking import Masker, next_token_targets
-from data.pretraining_instances import InstanceBuilder, to_arrays
-from data.tfrecord_writer import frame_records, shard_blobs
-from data.tokenization import FullTokenizer
+from data.pretraining import features as F
+from data.pretraining.example_encoding import encode_examples
+from data.pretraining.instances import InstanceBuilder, to_arrays
+from data.pretraining.masking import Masker, next_token_targets
+from data.pretraining.tfrecord_writer import frame_records, shard_blobs
+from data.text.cached_tokenizer import CachedTokenizer
+from data.text.tokenization import FullTokenizer
 
 # Instances serialized together: large enough for whole-array NumPy work to
 # pay off, small enough to keep the byte matrices of a batch in tens of MB.

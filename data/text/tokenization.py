@@ -3,14 +3,14 @@
 Basic tokenization (clean, split CJK, whitespace split, lower-case and strip
 accents only when uncased, split punctuation) followed by greedy
 longest-match-first WordPiece with `##` continuations. The in-graph twin in
-`data/graph_tokenizer.py` must give the same ids; `tests/test_tokenizer_parity.py`
+`data/text/graph_tokenizer.py` must give the same ids; `tests/test_tokenizer_parity.py`
 checks both against `bert.tokenization` from bert-tensorflow.
 """
 
 import unicodedata
 
-from data import text_classes
-from data.vocab import Vocab
+from data.text import text_classes
+from data.text.vocab import Vocab
 
 MAX_CHARS_PER_WORD = 200
 

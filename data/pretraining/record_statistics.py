@@ -4,17 +4,14 @@ balance and the length distribution. Used to check that generated data
 follows the algorithm.
 
 Example:
-  python data/pretraining_statistics.py --input_file='out/*.tfrecord' --vocab_file=vocab.txt
+  python -m data.pretraining.record_statistics --input_file='out/*.tfrecord' --vocab_file=vocab.txt
 """
 
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from data import pretraining_features as F  # noqa: E402
+from data.pretraining import features as F
 
 
 def read_examples(paths):
@@ -59,8 +56,8 @@ def main(argv):
     # --input_file and --vocab_file too.
     from absl import flags
 
-    from data.corpus_reader import expand_input_files
-    from data.vocab import Vocab
+    from data.pretraining.corpus_reader import expand_input_files
+    from data.text.vocab import Vocab
 
     flags.DEFINE_string("input_file", None, "TFRecord file(s) or glob(s), comma-separated.")
     flags.DEFINE_string("vocab_file", None, "Vocabulary the records were written with.")

@@ -10,8 +10,8 @@ naming the file, the feature and the flag, not deep inside training.
 
 import tensorflow as tf
 
-from data import pretraining_features as F
-from data.corpus_reader import expand_input_files
+from data.pretraining import features as F
+from data.pretraining.corpus_reader import expand_input_files
 
 
 class RecordLayoutError(ValueError):
@@ -51,7 +51,7 @@ def check_first_record(path, max_seq_length, max_predictions_per_seq, next_sente
         hints[F.NEXT_SENTENCE_LABELS] = "packed rows? pass --max_sequences_per_pack"
     for name, (width, kind) in layout.items():
         if name not in features:
-            hint = (" (packed rows come from data/pack_pretraining_data.py)"
+            hint = (" (packed rows come from pack_pretraining_data.py)"
                     if name == F.NEXT_SENTENCE_POSITIONS else "")
             raise RecordLayoutError(
                 f"{path}: feature {name!r} is missing{hint} (present: {sorted(features)})")
@@ -100,7 +100,7 @@ def pretraining_dataset(
     `dynamic_masker` (a `tf_masking.DynamicMasker`) the records' masks are
     replaced by new ones drawn from (seed, batch number), so every epoch
     sees different masks. `max_sequences_per_pack` reads packed rows
-    (`data/pack_pretraining_data.py`).
+    (`pack_pretraining_data.py`).
 
     Example:
     >>> dataset = pretraining_dataset("out/*.tfrecord", batch_size=32, repeat=True)

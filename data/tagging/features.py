@@ -22,7 +22,7 @@ import dataclasses
 
 import numpy as np
 
-from data.packing import pack_ids
+from data.text.segments import pack_ids
 
 
 @dataclasses.dataclass
@@ -101,7 +101,7 @@ def _context(sentence_pieces, sentences, index, budget):
 
 def build_tagging_features(sentences, tokenizer, label_to_id, max_seq_length=128,
                            doc_stride=64, document_context=False):
-    """`TaggingFeatures` for `sentences` (`data.conll_reader.TaggedSentence`)."""
+    """`TaggingFeatures` for `sentences` (`data.tagging.conll_reader.TaggedSentence`)."""
     max_pieces = max_seq_length - 2
     if max_pieces < 1:
         raise ValueError(f"max_seq_length {max_seq_length} leaves no room for a word")

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from data.tokenization import FullTokenizer
+from data.text.tokenization import FullTokenizer
 
 _SPLIT_BUT_DELETED = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
 

@@ -3,7 +3,7 @@
 tensorflow_text's BertTokenizer folds text differently from the original
 (NFKC, other control and space classes, 100-byte words), so this one rebuilds
 the original basic tokenizer from tables computed with Python's own
-`unicodedata` (`data/unicode_tables.py`), vectorised over all characters of a
+`unicodedata` (`data/text/unicode_tables.py`), vectorised over all characters of a
 batch at once, and hands the resulting words to `FastWordpieceTokenizer`.
 `tests/test_tokenizer_parity.py` proves the ids equal on hostile text.
 """
@@ -13,10 +13,10 @@ import collections
 import tensorflow as tf
 import tensorflow_text as text
 
-from data import text_classes
-from data import unicode_tables as ut
-from data.tokenization import MAX_CHARS_PER_WORD
-from data.vocab import Vocab
+from data.text import text_classes
+from data.text import unicode_tables as ut
+from data.text.tokenization import MAX_CHARS_PER_WORD
+from data.text.vocab import Vocab
 
 _TEXTS = tf.TensorSpec([None], tf.string)
 UNK_TOKEN = "[UNK]"

@@ -17,13 +17,13 @@ import random
 import numpy as np
 import tensorflow as tf
 
-from data import pretraining_features as F
-from data.corpus_reader import expand_input_files
-from data.masking import next_token_targets
-from data.pretraining_config import PretrainingDataConfig
-from data.pretraining_instances import InstanceBuilder, to_arrays
-from data.tf_masking import DynamicMasker
-from data.vocab import Vocab
+from data.pretraining import features as F
+from data.pretraining.config import PretrainingDataConfig
+from data.pretraining.corpus_reader import expand_input_files
+from data.pretraining.instances import InstanceBuilder, to_arrays
+from data.pretraining.masking import next_token_targets
+from data.pretraining.tf_masking import DynamicMasker
+from data.text.vocab import Vocab
 
 # A line of only these characters ends a document (Python's str.isspace()).
 _BLANK_LINE = "[" + "".join(f"\\x{{{c:x}}}" for c in range(0x3001) if chr(c).isspace()) + "]*"
@@ -54,7 +54,7 @@ def text_pretraining_dataset(
     """
     vocab = vocab if isinstance(vocab, Vocab) else Vocab.from_file(vocab)
     if tokenizer is None:
-        from data.graph_tokenizer import GraphTokenizer
+        from data.text.graph_tokenizer import GraphTokenizer
 
         tokenizer = GraphTokenizer(vocab, do_lower_case)
     builder = _ChunkInstances(config, vocab)

@@ -2,14 +2,14 @@
 
 Each choice is one sequence pair, as in the paper's SWAG setup:
 [CLS] context [SEP] start + ending [SEP], truncated longest-first when it does
-not fit (the original rule, `data.packing.truncate_pair`).
+not fit (the original rule, `data.text.segments.truncate_pair`).
 """
 
 import dataclasses
 
 import numpy as np
 
-from data.packing import pack_ids
+from data.text.segments import pack_ids
 
 NO_LABEL = -1
 

@@ -10,8 +10,8 @@ list packed in its field 1, every length a base-128 varint.
 
 import numpy as np
 
-from data.pretraining_features import FLOAT
-from data.ragged_bytes import RaggedBytes
+from data.pretraining.features import FLOAT
+from data.pretraining.ragged_bytes import RaggedBytes
 
 
 def varint_size(values):

@@ -1,5 +1,5 @@
 """SQuAD contexts -> words, word pieces and model windows in the graph, as
-`data/squad_reader.py` and `data/squad_features.py` make them in Python.
+`data/question_answering/squad_reader.py` and `data/question_answering/features.py` make them in Python.
 
 Everything is batched: a request of (question, context) rows becomes flat
 tensors over all rows' words, pieces and windows, with the row of each.
@@ -9,9 +9,9 @@ import collections
 
 import tensorflow as tf
 
-from export.graph_packing import pack_segments
+from data.text.graph_segments import pack_segments
 
-# The original reader's word separators (`data.squad_reader._SQUAD_WHITESPACE`).
+# The original reader's word separators (`data.question_answering.squad_reader._SQUAD_WHITESPACE`).
 SQUAD_WHITESPACE = (0x20, 0x09, 0x0D, 0x0A, 0x202F)
 
 DocWords = collections.namedtuple("DocWords", "strings rows char_starts char_lengths row_splits")
@@ -47,7 +47,7 @@ def split_doc_words(contexts):
 
 
 def plan_windows(query_lengths, piece_counts, max_seq_length, doc_stride):
-    """`data.squad_features.doc_spans` of every row: (rows, starts, lengths) int64
+    """`data.question_answering.features.doc_spans` of every row: (rows, starts, lengths) int64
     [windows]. A row without context pieces gets one empty window."""
     max_pieces = max_seq_length - query_lengths - 3
     step = tf.minimum(max_pieces, doc_stride)
@@ -61,7 +61,7 @@ def plan_windows(query_lengths, piece_counts, max_seq_length, doc_stride):
 
 
 def max_context(windows, context_pieces):
-    """`data.squad_features.is_max_context` of every context piece of every
+    """`data.question_answering.features.is_max_context` of every context piece of every
     window: bool ragged [windows, (lengths)]."""
     offsets = tf.ragged.range(windows.lengths)
     window, i = offsets.value_rowids(), offsets.flat_values

@@ -24,7 +24,7 @@ messages are the ones an editor shows.
 import dataclasses
 import os
 
-from data.classifier_examples import BadRowError, ExampleBuilder
+from data.classification.examples import BadRowError, ExampleBuilder
 
 BINARY = ("0", "1")
 NLI = ("contradiction", "entailment", "neutral")

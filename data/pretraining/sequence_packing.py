@@ -8,7 +8,7 @@ instance 1, 2, ... (`modeling.masks`), so every instance is encoded exactly as
 alone. NumPy only, so benchmarks on machines without TensorFlow use it too.
 
 Row layout, for K = `max_sequences_per_pack` and P = `max_predictions_per_seq`
-(the names of `data.pretraining_features`, plus two):
+(the names of `data.pretraining.features`, plus two):
 - `input_ids`, `input_mask` (instance number, 0 for padding), `segment_ids`: [S]
 - `masked_lm_positions`, `masked_lm_ids`: [P], positions within the row: a
   pack holds at most P predictions, which its S tokens rarely exceed at the
@@ -21,7 +21,7 @@ Row layout, for K = `max_sequences_per_pack` and P = `max_predictions_per_seq`
 
 import numpy as np
 
-from data.pretraining_features import NEXT_SENTENCE_POSITIONS, NEXT_SENTENCE_WEIGHTS
+from data.pretraining.features import NEXT_SENTENCE_POSITIONS, NEXT_SENTENCE_WEIGHTS
 
 
 def pack_lengths(lengths, max_seq_length, max_sequences_per_pack, predictions=None,

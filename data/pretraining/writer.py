@@ -12,9 +12,9 @@ import logging
 import multiprocessing
 import time
 
-from data import corpus_reader
-from data.pretraining_chunks import ChunkProcessor
-from data.tfrecord_writer import ShardedRecordWriter
+from data.pretraining import corpus_reader
+from data.pretraining.chunks import ChunkProcessor
+from data.pretraining.tfrecord_writer import ShardedRecordWriter
 
 _worker_processor = None
 

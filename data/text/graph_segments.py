@@ -1,4 +1,4 @@
-"""In-graph packing of word-piece segments into encoder inputs, as `data/packing.py`.
+"""In-graph packing of word-piece segments into encoder inputs, as `data/text/segments.py`.
 
 [CLS] A [SEP] (B [SEP]), padded to `seq_length`. Segments are truncated from
 their ends round-robin (the TF Hub BERT preprocessors' rule); for two
@@ -11,13 +11,13 @@ import collections
 import tensorflow as tf
 import tensorflow_text as text
 
-from data.graph_tokenizer import GraphTokenizer
+from data.text.graph_tokenizer import GraphTokenizer
 
 SpecialIds = collections.namedtuple("SpecialIds", "cls sep pad mask vocab_size")
 
 
 def special_ids(vocab):
-    """The ids packing needs, from a `data.vocab.Vocab`."""
+    """The ids packing needs, from a `data.text.vocab.Vocab`."""
     return SpecialIds(vocab.cls_id, vocab.sep_id, vocab.pad_id, vocab.mask_id, len(vocab))
 
 

@@ -13,7 +13,7 @@ import unicodedata
 
 import numpy as np
 
-from data import text_classes
+from data.text import text_classes
 
 NUM_CODEPOINTS = 0x110000
 CAPITAL_SIGMA = 0x3A3

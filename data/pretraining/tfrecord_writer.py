@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from data.ragged_bytes import RaggedBytes, right_aligned
+from data.pretraining.ragged_bytes import RaggedBytes, right_aligned
 from utils.files import atomic_output
 
 _CASTAGNOLI = 0x82F63B78

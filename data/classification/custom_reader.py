@@ -17,8 +17,8 @@ import csv
 import json
 import os
 
-from data.classifier_examples import BadRowError, ExampleBuilder
-from data.glue_readers import tsv_lines
+from data.classification.examples import BadRowError, ExampleBuilder
+from data.classification.glue_readers import tsv_lines
 
 FORMATS = (".tsv", ".csv", ".jsonl")
 SPLITS = ("train", "dev", "test")

@@ -21,7 +21,7 @@ import dataclasses
 
 import numpy as np
 
-from data.packing import pack_ids
+from data.text.segments import pack_ids
 
 FIRST_UNIQUE_ID = 1000000000
 

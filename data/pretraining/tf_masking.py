@@ -12,7 +12,7 @@ gives the same masks.
 
 import tensorflow as tf
 
-from data import pretraining_features as F
+from data.pretraining import features as F
 
 
 def mask_tokens(

@@ -1,7 +1,7 @@
 """Classification examples -> packed ids -> TFRecord files, cached.
 
 Each example becomes `[CLS] A [SEP] (B [SEP])` of `max_seq_length` ids,
-pairs truncated longest-first as in the original (`data/packing.py`). The
+pairs truncated longest-first as in the original (`data/text/segments.py`). The
 TFRecords use the original `run_classifier.py` feature names (`input_ids`,
 `input_mask`, `segment_ids`, `label_ids`, `is_real_example`) plus
 `example_index`, the example's position in its file, which keys predictions.
@@ -20,7 +20,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from data.packing import pack_ids
+from data.text.segments import pack_ids
 
 FORMAT_VERSION = 1
 _UNLABELLED = 0

@@ -1,0 +1,1 @@
+"""Sentence (pair) classification: GLUE and custom readers, examples, features."""

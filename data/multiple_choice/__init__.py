@@ -1,0 +1,1 @@
+"""Multiple choice (SWAG): reader and per-choice features."""

@@ -1,0 +1,1 @@
+"""Tagging (CoNLL NER): reader and first-piece-labelled windows."""
