@@ -20,7 +20,7 @@ from absl import app, flags, logging
 from checkpoints.loader import load_into
 from data.text.graph_tokenizer import GraphTokenizer
 from data.text.vocab import Vocab
-from modeling.encoder import BertEncoder
+from modeling.encoder_interface import build_encoder
 from tasks.feature_extraction import (encode_lines, feature_records, layers_model,
                                       read_input_lines)
 from tasks.flag_groups import define_model_flags, define_text_flags, model_files_from_flags
@@ -40,7 +40,7 @@ def main(_):
     layer_indexes = [int(x) for x in FLAGS.layers]
     vocab_file, config = model_files_from_flags()
     vocab = Vocab.from_file(vocab_file)
-    encoder = BertEncoder(config)
+    encoder = build_encoder(config)
     logging.info(load_into(encoder, FLAGS.init_checkpoint).summary())
     model = layers_model(encoder, layer_indexes)
     lines = read_input_lines(FLAGS.input_file)

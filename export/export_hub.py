@@ -19,7 +19,7 @@ from absl import app, flags, logging
 from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
 from export.hub_encoder import build_pretrainer, save_hub_encoder
 from export.hub_preprocessor import DEFAULT_SEQ_LENGTH, save_preprocessor
-from tasks.flag_groups import define_model_flags, define_text_flags
+from tasks.flag_groups import define_export_flag, define_model_flags, define_text_flags
 
 PREPROCESSOR_DIR = "preprocessor"
 ENCODER_DIR = "encoder"
@@ -44,7 +44,7 @@ def export_hub(export_dir, init_checkpoint, bert_config_file=None, vocab_file=No
 def define_flags():
     define_model_flags()
     define_text_flags(max_seq_length=None)
-    flags.DEFINE_string("export_dir", None, "Gets the preprocessor/ and encoder/ SavedModels.")
+    define_export_flag("Gets the preprocessor/ and encoder/ SavedModels.")
     flags.DEFINE_integer("seq_length", DEFAULT_SEQ_LENGTH,
                          "Default sequence length of the preprocessor.")
     flags.mark_flags_as_required(["init_checkpoint", "export_dir"])

@@ -15,14 +15,15 @@ the SavedModel from the newest checkpoint right away.
 from absl import app, flags, logging
 
 from checkpoints.loader import load_into
-from tasks.export_meta import NER_DOC_STRIDE, read_export_meta, write_export_meta
 from export.serving_classification import save_classification
 from export.serving_multiple_choice import save_multiple_choice
-from export.serving_tagging import save_tagging
 from export.serving_question_answering import QuestionAnsweringOptions, save_question_answering
-from modeling import BertEncoder
+from export.serving_tagging import save_tagging
+from modeling.encoder_interface import build_encoder
 from modeling.task_models import (BertClassifier, BertMultipleChoice, BertSpanLabeler,
                                   BertTokenClassifier)
+from tasks.export_meta import NER_DOC_STRIDE, read_export_meta, write_export_meta
+from tasks.flag_groups import define_export_flag
 
 
 class ExportError(ValueError):
@@ -31,7 +32,7 @@ class ExportError(ValueError):
 
 def build_task_model(meta):
     """A fresh float32 model of `meta.task`, shaped as the runner built it."""
-    encoder = BertEncoder(meta.bert_config, causal_attention=meta.causal_attention,
+    encoder = build_encoder(meta.bert_config, causal_attention=meta.causal_attention,
                           dtype="float32")
     if meta.task == "classification":
         return BertClassifier(encoder, len(meta.label_list))
@@ -106,7 +107,7 @@ def export_after_training(meta, output_dir, export_dir, trained):
 
 def define_flags():
     flags.DEFINE_string("output_dir", None, "Fine-tuning output_dir holding export_meta.json.")
-    flags.DEFINE_string("export_dir", None, "SavedModel directory to write (e.g. <base>/1).")
+    define_export_flag("SavedModel directory to write (e.g. <base>/1).")
     flags.DEFINE_string("checkpoint", None, "Weights to export; default: the newest checkpoint "
                         "in --output_dir.")
     flags.mark_flags_as_required(["output_dir", "export_dir"])

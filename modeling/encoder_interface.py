@@ -14,12 +14,27 @@ Its text side is a vocab file with the special tokens of `data.vocab`
 (`SPECIAL_TOKENS`: padding, unknown, classification, separator, mask),
 tokenized in Python by `data` and in the graph for exports.
 `modeling.encoder.BertEncoder` is the first family that implements this;
-`check_encoder` says what a new one still lacks.
+`check_encoder` says what a new one still lacks. Tasks and exports make an
+encoder with `build_encoder(config)`, which picks the family by the config's
+type (`ENCODERS`), so none of them names a family.
 """
+
+from modeling.config import BertConfig
+from modeling.encoder import BertEncoder
 
 ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 ENCODER_OUTPUTS = ("sequence_output", "pooled_output", "encoder_outputs")
 CONFIG_FIELDS = ("initializer_range", "hidden_size", "max_position_embeddings")
+ENCODERS = {BertConfig: BertEncoder}  # A family's config type -> its encoder class.
+
+
+def build_encoder(config, **kwargs):
+    """A fresh encoder of `config`'s family; `kwargs` go to its constructor
+    (e.g. BERT's `causal_attention`, `dtype`)."""
+    if type(config) not in ENCODERS:
+        raise TypeError(f"no encoder for a {type(config).__name__}; expected one of "
+                        + ", ".join(c.__name__ for c in ENCODERS))
+    return ENCODERS[type(config)](config, **kwargs)
 
 
 def check_encoder(encoder):

@@ -126,7 +126,7 @@ class FeatureBasedTagger(TaskModel):
             dtype=dtype, name="token_classifier")
 
         # === Functional model ===
-        inputs = encoder_inputs()
+        inputs = encoder_inputs(encoder)
         x = combine(layer_outputs(inputs))
         mask = ops.cast(inputs["input_mask"], "bool")
         for bilstm in bilstms:

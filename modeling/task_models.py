@@ -10,8 +10,10 @@ from modeling.heads import (ClassificationHead, MultipleChoiceHead, SpanHead,
                             TokenClassificationHead)
 
 
-def encoder_inputs(shape=(None,)):
-    """Keras inputs named as the encoder's, int32 of `shape` after the batch."""
+def encoder_inputs(encoder, shape=(None,)):
+    """Keras inputs for `encoder` (checked against `modeling.encoder_interface`),
+    int32 of `shape` after the batch."""
+    check_encoder(encoder)
     return {name: keras.Input(shape=shape, dtype="int32", name=name) for name in ENCODER_INPUTS}
 
 
@@ -39,7 +41,6 @@ class TaskModel(keras.Model):
     """Shared config handling: each task model is rebuilt from its encoder and kwargs."""
 
     def _store(self, encoder, **task_kwargs):
-        check_encoder(encoder)
         self.encoder = encoder
         self.task_kwargs = task_kwargs
 
@@ -60,7 +61,7 @@ class BertClassifier(TaskModel):
     (num_classes=1 gives a regression score, as STS-B)."""
 
     def __init__(self, encoder, num_classes, dropout_rate=0.1, **kwargs):
-        inputs = encoder_inputs()
+        inputs = encoder_inputs(encoder)
         head = ClassificationHead(num_classes, dropout_rate, encoder.config.initializer_range,
                                   dtype=encoder.dtype_policy, name="classifier")
         logits = head(encoder(inputs)["pooled_output"])
@@ -73,7 +74,7 @@ class BertSpanLabeler(TaskModel):
     """Start/end vectors over the tokens: `start_logits`, `end_logits` [batch, seq] (SQuAD)."""
 
     def __init__(self, encoder, **kwargs):
-        inputs = encoder_inputs()
+        inputs = encoder_inputs(encoder)
         head = SpanHead(encoder.config.initializer_range, dtype=encoder.dtype_policy,
                         name="span")
         start, end = head(encoder(inputs)["sequence_output"])
@@ -87,7 +88,7 @@ class BertTokenClassifier(TaskModel):
     """Dense layer per token: `logits` [batch, seq, num_labels] (NER, no CRF)."""
 
     def __init__(self, encoder, num_labels, dropout_rate=0.1, **kwargs):
-        inputs = encoder_inputs()
+        inputs = encoder_inputs(encoder)
         head = TokenClassificationHead(num_labels, dropout_rate, encoder.config.initializer_range,
                                        dtype=encoder.dtype_policy, name="token_classifier")
         logits = head(encoder(inputs)["sequence_output"])
@@ -102,7 +103,7 @@ class BertMultipleChoice(TaskModel):
     `logits` [batch, choices] for a softmax over the choices (SWAG)."""
 
     def __init__(self, encoder, dropout_rate=0.1, **kwargs):
-        inputs = encoder_inputs(shape=(None, None))
+        inputs = encoder_inputs(encoder, shape=(None, None))
         head = MultipleChoiceHead(dropout_rate, encoder.config.initializer_range,
                                   dtype=encoder.dtype_policy, name="choice_scorer")
         flat = {k: FlattenChoices(name=f"flatten_{k}")(v) for k, v in inputs.items()}

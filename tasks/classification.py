@@ -12,7 +12,7 @@ from data.classification.features import (cached_tfrecord, parse_batch, sort_by_
                                       trim_padding)
 from data.text.tokenization import FullTokenizer
 from modeling.config import BertConfig
-from modeling.encoder import BertEncoder
+from modeling.encoder_interface import build_encoder
 from modeling.task_models import BertClassifier
 from tasks.base import FineTuningTask
 from tasks.classification_submission import write_submission
@@ -110,7 +110,7 @@ class ClassificationTask(FineTuningTask):
         dropout = self.config.dropout_rate
         if dropout is None:
             dropout = self.config.bert_config.hidden_dropout_prob
-        return BertClassifier(BertEncoder(self.config.bert_config), self.num_outputs,
+        return BertClassifier(build_encoder(self.config.bert_config), self.num_outputs,
                               dropout_rate=dropout)
 
     def build_dataset(self, split, batch_size, training, input_context=None):

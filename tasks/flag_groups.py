@@ -10,6 +10,7 @@ then its task's own flags.
     define_fine_tuning_flags the training flags and data_dir, do_predict,
                              predict_batch_size, num_train_epochs, warmup_proportion,
                              skip_bad_rows, export_dir
+    define_export_flag       export_dir (also for the export command lines)
 
 `model_files_from_flags` and `settings_from_flags` read them back.
 """
@@ -79,8 +80,12 @@ def define_fine_tuning_flags(unit="Examples", train_batch_size=32, learning_rate
     if skip_bad_rows:
         flags.DEFINE_bool("skip_bad_rows", False, "Skip malformed rows with a count instead of "
                           "stopping at the first.")
-    flags.DEFINE_string("export_dir", None, "Write the serving SavedModel here after training "
-                        "(e.g. <base>/1)" + (f"; {export_help}" if export_help else "."))
+    define_export_flag("Write the serving SavedModel here after training (e.g. <base>/1)"
+                       + (f"; {export_help}" if export_help else "."))
+
+
+def define_export_flag(help_text):
+    flags.DEFINE_string("export_dir", None, help_text)
 
 
 def model_files_from_flags():

@@ -18,7 +18,7 @@ from data.multiple_choice.features import NO_LABEL, encode_examples
 from data.multiple_choice.swag_reader import read_multiple_choice_file
 from data.text.tokenization import FullTokenizer
 from modeling.config import BertConfig
-from modeling.encoder import BertEncoder
+from modeling.encoder_interface import build_encoder
 from modeling.task_models import BertMultipleChoice
 from tasks.base import FineTuningTask
 from tasks.export_meta import ExportMeta
@@ -104,7 +104,7 @@ class MultipleChoiceTask(FineTuningTask):
         dropout = self.config.dropout_rate
         if dropout is None:
             dropout = self.config.bert_config.hidden_dropout_prob
-        return BertMultipleChoice(BertEncoder(self.config.bert_config), dropout_rate=dropout)
+        return BertMultipleChoice(build_encoder(self.config.bert_config), dropout_rate=dropout)
 
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training: shuffled, repeated, full batches. Otherwise one pass in order.

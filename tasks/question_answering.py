@@ -23,8 +23,7 @@ from data.question_answering.features import check_lengths, convert_examples_to_
 from data.question_answering.squad_reader import read_squad_file
 from data.text.tokenization import FullTokenizer
 from modeling.config import BertConfig
-from modeling.encoder import BertEncoder
-from modeling.encoder_interface import ENCODER_INPUTS
+from modeling.encoder_interface import ENCODER_INPUTS, build_encoder
 from modeling.task_models import BertSpanLabeler
 from tasks.base import FineTuningTask
 from tasks.export_meta import SQUAD_OPTIONS, ExportMeta
@@ -127,7 +126,7 @@ class QuestionAnsweringTask(FineTuningTask):
         return len(self.split(split).features)
 
     def build_model(self):
-        return BertSpanLabeler(BertEncoder(self.config.bert_config))
+        return BertSpanLabeler(build_encoder(self.config.bert_config))
 
     def input_name(self, split):
         return self.config.train_file if split == "train" else self.config.predict_file

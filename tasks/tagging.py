@@ -22,7 +22,7 @@ from data.tagging.conll_reader import check_labels, labels_from_sentences, read_
 from data.tagging.features import build_tagging_features
 from data.text.tokenization import FullTokenizer
 from modeling.config import BertConfig
-from modeling.encoder import BertEncoder
+from modeling.encoder_interface import build_encoder
 from modeling.feature_based_tagger import LAYER_COMBINATIONS, FeatureBasedTagger
 from modeling.task_models import BertTokenClassifier
 from tasks.base import FineTuningTask
@@ -165,7 +165,7 @@ class TaggingTask(FineTuningTask):
         dropout = config.dropout_rate
         if dropout is None:
             dropout = config.bert_config.hidden_dropout_prob
-        encoder = BertEncoder(config.bert_config)
+        encoder = build_encoder(config.bert_config)
         if config.feature_based:
             return FeatureBasedTagger(encoder, len(self.labels), config.feature_layers,
                                       config.lstm_units, config.lstm_layers, dropout)
