@@ -20,6 +20,7 @@ from data.text.tokenization import FullTokenizer
 from modeling.config import BertConfig
 from modeling.encoder_interface import build_encoder
 from modeling.task_models import BertMultipleChoice
+from tasks.array_dataset import array_dataset
 from tasks.base import FineTuningTask
 from tasks.export_meta import ExportMeta
 from tasks.multiple_choice_predictions import write_predictions
@@ -115,14 +116,8 @@ class MultipleChoiceTask(FineTuningTask):
                              f"every example, {int((features.labels == NO_LABEL).sum())} have none")
         labels = {"label": features.labels,
                   "example_index": np.arange(len(features.labels), dtype=np.int32)}
-        dataset = tf.data.Dataset.from_tensor_slices((features.inputs, labels))
-        if input_context is not None:
-            dataset = dataset.shard(input_context.num_input_pipelines,
-                                    input_context.input_pipeline_id)
-            batch_size = input_context.get_per_replica_batch_size(batch_size)
-        if training:
-            dataset = dataset.shuffle(len(features.labels), seed=self.config.seed).repeat()
-        return dataset.batch(batch_size, drop_remainder=training).prefetch(tf.data.AUTOTUNE)
+        return array_dataset(features.inputs, labels, batch_size, training, self.config.seed,
+                             input_context).prefetch(tf.data.AUTOTUNE)
 
     def loss(self, labels, outputs):
         """Cross-entropy of the softmax over the choices; 0 for unlabelled (test) examples."""

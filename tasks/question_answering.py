@@ -25,6 +25,7 @@ from data.text.tokenization import FullTokenizer
 from modeling.config import BertConfig
 from modeling.encoder_interface import ENCODER_INPUTS, build_encoder
 from modeling.task_models import BertSpanLabeler
+from tasks.array_dataset import array_dataset
 from tasks.base import FineTuningTask
 from tasks.export_meta import SQUAD_OPTIONS, ExportMeta
 from tasks.question_answering_metrics import squad_v1_scores, squad_v2_scores
@@ -146,14 +147,8 @@ class QuestionAnsweringTask(FineTuningTask):
                       "end_positions": np.array([f.end_position for f in features], np.int32)}
         else:
             labels = {"unique_ids": np.array([f.unique_id for f in features], np.int32)}
-        dataset = tf.data.Dataset.from_tensor_slices((inputs, labels))
-        if input_context is not None:
-            dataset = dataset.shard(input_context.num_input_pipelines,
-                                    input_context.input_pipeline_id)
-            batch_size = input_context.get_per_replica_batch_size(batch_size)
-        if training:
-            dataset = dataset.shuffle(len(features), seed=self.config.seed).repeat()
-        return dataset.batch(batch_size, drop_remainder=training).prefetch(tf.data.AUTOTUNE)
+        return array_dataset(inputs, labels, batch_size, training, self.config.seed,
+                             input_context).prefetch(tf.data.AUTOTUNE)
 
     def loss(self, labels, outputs):
         """(start + end cross-entropy) / 2 per window; 0 for prediction windows,

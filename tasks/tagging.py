@@ -25,6 +25,7 @@ from modeling.config import BertConfig
 from modeling.encoder_interface import build_encoder
 from modeling.feature_based_tagger import LAYER_COMBINATIONS, FeatureBasedTagger
 from modeling.task_models import BertTokenClassifier
+from tasks.array_dataset import array_dataset
 from tasks.base import FineTuningTask
 from tasks.export_meta import ExportMeta
 from tasks.tagging_metrics import conlleval_report, entity_scores
@@ -146,14 +147,8 @@ class TaggingTask(FineTuningTask):
         features = self.features(split)
         labels = {"label_ids": features.label_ids, "label_weights": features.label_weights,
                   "word_index": features.word_index, "sentence_index": features.sentence_index}
-        dataset = tf.data.Dataset.from_tensor_slices((features.inputs, labels))
-        if input_context is not None:
-            dataset = dataset.shard(input_context.num_input_pipelines,
-                                    input_context.input_pipeline_id)
-            batch_size = input_context.get_per_replica_batch_size(batch_size)
-        if training:
-            dataset = dataset.shuffle(max(len(features), 1), seed=self.config.seed).repeat()
-        dataset = dataset.batch(batch_size, drop_remainder=training)
+        dataset = array_dataset(features.inputs, labels, batch_size, training, self.config.seed,
+                                input_context)
         if training and self.config.trim_padding:
             dataset = dataset.map(_trim_to_longest, num_parallel_calls=tf.data.AUTOTUNE)
         return dataset.prefetch(tf.data.AUTOTUNE)
