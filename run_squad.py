@@ -18,7 +18,7 @@ HasAns/NoAns and the best null threshold) go to `eval_results.json`.
 One epoch is one pass over the training windows (several per long context).
 """
 
-from absl import app, flags, logging
+from absl import app, flags
 
 from export.export_model import export_after_training
 from tasks.fine_tuning import fine_tune
@@ -73,8 +73,6 @@ def main(_):
     predict = FLAGS.do_predict or FLAGS.do_eval
     outcome = fine_tune(task, options, settings_from_flags(
         do_predict=predict, do_eval=FLAGS.do_eval or (predict and task.has_answers())))
-    if outcome.results:
-        logging.info("%s: %s", FLAGS.predict_file, outcome.results)
     if outcome.is_chief:
         export_after_training(task.export_meta(), options.output_dir, FLAGS.export_dir,
                               FLAGS.do_train)

@@ -33,7 +33,7 @@ class ExportError(ValueError):
 def build_task_model(meta):
     """A fresh float32 model of `meta.task`, shaped as the runner built it."""
     encoder = build_encoder(meta.bert_config, causal_attention=meta.causal_attention,
-                          dtype="float32")
+                            dtype="float32")
     if meta.task == "classification":
         return BertClassifier(encoder, len(meta.label_list))
     if meta.task == "regression":
@@ -88,8 +88,9 @@ def export_model(meta, export_dir, weights):
 
 
 def export_for_runner(model, meta, export_dir):
-    """For a runner's `--export_dir`: exports the model it just trained (any dtype
-    policy; the export computes in float32)."""
+    """Exports a Keras model trained in this process (any dtype policy; the export
+    computes in float32), e.g. from a notebook; runners export from their
+    checkpoints with `export_after_training`."""
     return export_model(meta, export_dir, model)
 
 

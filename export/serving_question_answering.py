@@ -23,7 +23,7 @@ import collections
 import numpy as np
 import tensorflow as tf
 
-from data.question_answering import graph_features as squad_windows
+from data.question_answering import graph_features
 from data.text.graph_segments import TextPacker
 from data.text.vocab import Vocab
 from export.serving_module import ServingModule, text_spec
@@ -65,19 +65,19 @@ class SquadAnswerer:
     def __call__(self, question, context):
         options, tokenizer = self.options, self.packer.tokenizer
         num_rows = tf.size(question, tf.int64)
-        words = squad_windows.split_doc_words(context)
+        words = graph_features.split_doc_words(context)
         word_pieces = tokenizer.tokenize(words.strings).merge_dims(1, 2)  # [doc words, (pieces)]
         context_pieces = tf.RaggedTensor.from_row_splits(
             word_pieces.flat_values, tf.gather(word_pieces.row_splits, words.row_splits))
         piece_words = word_pieces.value_rowids()
         query = tokenizer.tokenize(question).merge_dims(1, 2)[:, :options.max_query_length]
-        windows = squad_windows.build_windows(query, context_pieces, options.max_seq_length,
+        windows = graph_features.build_windows(query, context_pieces, options.max_seq_length,
                                               options.doc_stride, self.packer.special)
         outputs = self.model(windows.inputs, training=False)
         start_logits, end_logits = outputs["start_logits"], outputs["end_logits"]
 
         candidates = question_answering_graph_answers.window_candidates(
-            start_logits, end_logits, windows, squad_windows.max_context(windows, context_pieces),
+            start_logits, end_logits, windows, graph_features.max_context(windows, context_pieces),
             options.n_best_size, options.max_answer_length)
         null = question_answering_graph_answers.null_candidates(start_logits, end_logits,
                                                                 windows, num_rows)

@@ -108,6 +108,8 @@ class BertMultipleChoice(TaskModel):
                                   dtype=encoder.dtype_policy, name="choice_scorer")
         flat = {k: FlattenChoices(name=f"flatten_{k}")(v) for k, v in inputs.items()}
         scores = head(encoder(flat)["pooled_output"])
-        logits = UnflattenChoices(name="unflatten_scores")(scores, inputs["input_word_ids"])
+        # float32 logits under mixed precision too, as every other task model returns.
+        logits = UnflattenChoices(dtype="float32", name="unflatten_scores")(
+            scores, inputs["input_word_ids"])
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
         self._store(encoder, dropout_rate=dropout_rate)

@@ -91,8 +91,7 @@ def define_export_flag(help_text):
 def model_files_from_flags():
     """(vocab file, `BertConfig`) from --vocab_file, --bert_config_file, --preset and
     what lies beside --init_checkpoint (`checkpoints.companion_files`)."""
-    preset = FLAGS.preset if "preset" in FLAGS else None
-    return resolve_model_files(FLAGS.vocab_file, FLAGS.bert_config_file, preset,
+    return resolve_model_files(FLAGS.vocab_file, FLAGS.bert_config_file, FLAGS.preset,
                                FLAGS.init_checkpoint)
 
 
