@@ -25,8 +25,9 @@ and a `FineTuningTask` adds:
     export_meta()                            the `ExportMeta` of the fine-tuned model,
                                              None when it cannot be exported
 
-Tasks talk to the encoder only through `modeling.encoder_interface`: a second
-model family reuses every task unchanged.
+Tasks make their encoder with `modeling.encoder_interface.build_encoder` and
+rely only on that interface's inputs and outputs; their text side is still
+WordPiece (`FullTokenizer`).
 """
 
 import abc
