@@ -3,10 +3,10 @@
 import numpy as np
 import tensorflow as tf
 
-from modeling.config import BertConfig
+from tests.tiny_config import TINY_CONFIG
 
-TINY = BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                  intermediate_size=64, max_position_embeddings=64)
+# Records draw ids from a 100-token vocabulary.
+TINY = TINY_CONFIG.replace(vocab_size=100)
 
 
 def _int(values):

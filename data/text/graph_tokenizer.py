@@ -5,7 +5,7 @@ tensorflow_text's BertTokenizer folds text differently from the original
 the original basic tokenizer from tables computed with Python's own
 `unicodedata` (`data/text/unicode_tables.py`), vectorised over all characters of a
 batch at once, and hands the resulting words to `FastWordpieceTokenizer`.
-`tests/test_tokenizer_parity.py` proves the ids equal on hostile text.
+`tests/data/text/test_tokenizer_parity.py` proves the ids equal on hostile text.
 """
 
 import collections

@@ -3,7 +3,7 @@
 Basic tokenization (clean, split CJK, whitespace split, lower-case and strip
 accents only when uncased, split punctuation) followed by greedy
 longest-match-first WordPiece with `##` continuations. The in-graph twin in
-`data/text/graph_tokenizer.py` must give the same ids; `tests/test_tokenizer_parity.py`
+`data/text/graph_tokenizer.py` must give the same ids; `tests/data/text/test_tokenizer_parity.py`
 checks both against `bert.tokenization` from bert-tensorflow.
 """
 

@@ -13,7 +13,6 @@ import pytest
 
 from checkpoints.loader import CheckpointMismatchError
 from checkpoints.ours import save_weights
-from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
 from modeling.encoder_interface import ENCODER_INPUTS, build_encoder, check_encoder
 from modeling.feature_based_tagger import FeatureBasedTagger
@@ -26,9 +25,10 @@ from tasks.pretraining import PretrainingTask
 from tasks.question_answering import QuestionAnsweringTask
 from tasks.tagging import TaggingTask
 from tests.conftest import ROOT
+from tests.tiny_config import TINY_CONFIG
 
-CONFIG = BertConfig(vocab_size=40, hidden_size=16, num_hidden_layers=4, num_attention_heads=2,
-                    intermediate_size=32, initializer_range=0.2)
+# Four layers for the feature-based tagger's combinations of the last four.
+CONFIG = TINY_CONFIG.replace(num_hidden_layers=4)
 FINE_TUNING_TASKS = (ClassificationTask, QuestionAnsweringTask, TaggingTask, MultipleChoiceTask)
 TASKS = FINE_TUNING_TASKS + (PretrainingTask,)
 

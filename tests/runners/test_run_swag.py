@@ -9,15 +9,12 @@ import sys
 
 import pytest
 
-from modeling.config import BertConfig
 from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
 from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer
 from tests.conftest import FIXTURES, ROOT
-
-TINY = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                  intermediate_size=64, max_position_embeddings=64)
+from tests.tiny_config import TINY_CONFIG
 
 
 @pytest.fixture
@@ -32,7 +29,7 @@ def data_dir(tmp_path):
 
 def test_loss_falls_on_the_fixture(data_dir, tmp_path, uncased_vocab_file):
     task = MultipleChoiceTask(MultipleChoiceConfig(
-        data_dir=data_dir, vocab_file=uncased_vocab_file, bert_config=TINY, max_seq_length=32))
+        data_dir=data_dir, vocab_file=uncased_vocab_file, bert_config=TINY_CONFIG, max_seq_length=32))
     trainer = Trainer(task, RunOptions(output_dir=str(tmp_path / "run"), log_steps=1,
                                        save_checkpoints_steps=100, seed=1))
     records = trainer.train(8, 20, OptimizerConfig(learning_rate=1e-3, weight_decay_rate=0.0))
@@ -44,7 +41,7 @@ def test_loss_falls_on_the_fixture(data_dir, tmp_path, uncased_vocab_file):
 
 def test_run_swag_writes_results_and_predictions(data_dir, tmp_path, uncased_vocab_file):
     config_file = tmp_path / "bert_config.json"
-    TINY.to_json_file(str(config_file))
+    TINY_CONFIG.to_json_file(str(config_file))
     output_dir = tmp_path / "out"
     argv = [sys.executable, os.path.join(ROOT, "run_swag.py"), f"--data_dir={data_dir}",
             f"--vocab_file={uncased_vocab_file}",

@@ -9,6 +9,7 @@ import pytest
 
 from checkpoints.ours import save_weights
 from modeling import BertConfig, BertEncoder
+from tests.conftest import ROOT
 
 pytest.importorskip("jax")
 
@@ -24,7 +25,7 @@ def test_tensorflow_and_jax_backends_agree(tmp_path):
     inputs = {"input_word_ids": rng.integers(0, 120, (3, 16)).astype(np.int32), "input_mask": mask,
               "input_type_ids": rng.integers(0, 2, (3, 16)).astype(np.int32)}
     np.savez(tmp_path / "inputs.npz", **inputs)
-    script = os.path.join(os.path.dirname(__file__), "backend_forward.py")
+    script = os.path.join(ROOT, "tests", "backend_forward.py")
     outputs = {}
     for backend in ("tensorflow", "jax"):
         out = tmp_path / f"{backend}.npz"

@@ -4,7 +4,6 @@ steps; loss falls and every output file is written and well-formed. Also the
 regression path, prediction order and the learning-rate sweep without training.
 """
 
-import json
 import os
 import subprocess
 import sys
@@ -13,16 +12,13 @@ import numpy as np
 import pytest
 
 from data.classification.glue_readers import GlueReader
-from modeling.config import BertConfig
 from tasks.fine_tuning import RunResult
 from tasks.learning_rate_sweep import SWEEP_RESULTS, plan_runs, run_sweep
 from tasks.classification import ClassificationConfig, ClassificationTask
 from tests.conftest import FIXTURES, ROOT
+from tests.tiny_config import TINY_CONFIG
 
 tf = pytest.importorskip("tensorflow")
-
-TINY = {"vocab_size": 30522, "hidden_size": 32, "num_hidden_layers": 2,
-        "num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": 64}
 
 
 def _train_losses(directory):
@@ -44,7 +40,7 @@ def _read_results(path):
 
 def test_fine_tunes_mnli_and_writes_every_output(tmp_path, uncased_vocab_file):
     config_file = tmp_path / "bert_config.json"
-    config_file.write_text(json.dumps(TINY))
+    TINY_CONFIG.to_json_file(str(config_file))
     output_dir = tmp_path / "out"
     command = [
         sys.executable, os.path.join(ROOT, "run_classifier.py"), "--task_name=MNLI",
@@ -82,7 +78,7 @@ def test_fine_tunes_mnli_and_writes_every_output(tmp_path, uncased_vocab_file):
 def sts_task(tmp_path, uncased_vocab_file):
     return ClassificationTask(ClassificationConfig(
         reader=GlueReader("STS-B", os.path.join(FIXTURES, "glue_sts-b")),
-        vocab_file=uncased_vocab_file, bert_config=BertConfig.from_dict(TINY),
+        vocab_file=uncased_vocab_file, bert_config=TINY_CONFIG,
         cache_dir=str(tmp_path), max_seq_length=24))
 
 
@@ -127,7 +123,7 @@ def test_group_by_length_cuts_padding_and_keeps_examples(tmp_path, uncased_vocab
     def batches(group_by_length):
         task = ClassificationTask(ClassificationConfig(
             reader=GlueReader("MNLI", os.path.join(FIXTURES, "glue_mnli")),
-            vocab_file=uncased_vocab_file, bert_config=BertConfig.from_dict(TINY),
+            vocab_file=uncased_vocab_file, bert_config=TINY_CONFIG,
             cache_dir=str(tmp_path), max_seq_length=32, group_by_length=group_by_length))
         dataset = task.build_dataset("train", 3, training=True)
         return [(f["input_word_ids"].shape[1], l["example_index"].numpy().tolist())

@@ -9,19 +9,16 @@ import numpy as np
 import pytest
 
 from data.question_answering.squad_reader import read_squad_file
-from modeling.config import BertConfig
 from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, ROOT
+from tests.tiny_config import TINY_CONFIG
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 V2 = os.path.join(FIXTURES, "squad_v2_tiny.json")
-TINY = dict(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-            intermediate_size=64, max_position_embeddings=64)
 
 
 def test_train_and_predict_write_well_formed_outputs(tmp_path, uncased_vocab_file):
     config_file = tmp_path / "bert_config.json"
-    config_file.write_text(json.dumps(TINY))
+    TINY_CONFIG.to_json_file(str(config_file))
     output_dir = tmp_path / "out"
     subprocess.run(
         [sys.executable, os.path.join(ROOT, "run_squad.py"), f"--vocab_file={uncased_vocab_file}",
@@ -66,7 +63,7 @@ def test_train_and_predict_write_well_formed_outputs(tmp_path, uncased_vocab_fil
 @pytest.fixture
 def task(uncased_vocab_file):
     return QuestionAnsweringTask(QuestionAnsweringConfig(
-        uncased_vocab_file, BertConfig(**TINY), train_file=V2, predict_file=V2,
+        uncased_vocab_file, TINY_CONFIG, train_file=V2, predict_file=V2,
         max_seq_length=48, doc_stride=16, max_query_length=12, version_2_with_negative=True))
 
 
@@ -97,5 +94,5 @@ def test_datasets_and_loss(task):
 
 def test_sequence_longer_than_positions_is_an_error(uncased_vocab_file):
     with pytest.raises(ValueError, match="max_position_embeddings"):
-        QuestionAnsweringConfig(uncased_vocab_file, BertConfig(**TINY), max_seq_length=128,
+        QuestionAnsweringConfig(uncased_vocab_file, TINY_CONFIG, max_seq_length=128,
                                 max_query_length=12)

@@ -7,10 +7,10 @@ import shutil
 import numpy as np
 import pytest
 
-from modeling.config import BertConfig
 from tasks.multiple_choice import (MultipleChoiceConfig, MultipleChoiceTask,
                                         find_split_file)
 from tests.conftest import FIXTURES
+from tests.tiny_config import TINY_CONFIG
 
 SEQ = 32
 
@@ -23,10 +23,8 @@ def _data_dir(tmp_path, train="swag_train.csv", dev="swag_train.csv", test="swag
 
 
 def _task(data_dir, vocab_file):
-    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2,
-                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=64)
     return MultipleChoiceTask(MultipleChoiceConfig(
-        data_dir=data_dir, vocab_file=vocab_file, bert_config=config, max_seq_length=SEQ))
+        data_dir=data_dir, vocab_file=vocab_file, bert_config=TINY_CONFIG, max_seq_length=SEQ))
 
 
 def test_batches_of_choices_give_logits_per_choice(tmp_path, uncased_vocab_file):

@@ -9,7 +9,6 @@ import pytest
 from checkpoints.loader import CheckpointMismatchError
 from checkpoints.ours import save_weights
 from data.tagging.conll_reader import TaggedFileError
-from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
 from tasks.tagging_metrics import entity_scores
 from tasks.optimization import OptimizerConfig
@@ -17,14 +16,13 @@ from tasks.run_options import RunOptions
 from tasks.tagging import TaggingConfig, TaggingTask, find_split_file
 from tasks.trainer import Trainer
 from tests.conftest import FIXTURES
+from tests.tiny_config import TINY_CONFIG
 
 DATA = os.path.join(FIXTURES, "conll_tiny")
-CONFIG = BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                    intermediate_size=64)
 
 
 def _task(vocab_file, **kwargs):
-    return TaggingTask(TaggingConfig(DATA, vocab_file, CONFIG, max_seq_length=16, doc_stride=6,
+    return TaggingTask(TaggingConfig(DATA, vocab_file, TINY_CONFIG, max_seq_length=16, doc_stride=6,
                                      **kwargs))
 
 
@@ -69,7 +67,7 @@ def test_fine_tuning_learns_and_writes_conll_predictions(uncased_vocab_file, tmp
 
 def test_feature_based_trains_only_the_bilstm(uncased_vocab_file, tmp_path):
     keras.utils.clear_session()
-    encoder = BertEncoder(CONFIG)
+    encoder = BertEncoder(TINY_CONFIG)
     save_weights(encoder, str(tmp_path / "encoder"))
     task = _task(uncased_vocab_file, feature_based=True, feature_layers="weighted_sum_all",
                  lstm_units=8, lstm_layers=1, init_checkpoint=str(tmp_path / "encoder"))
@@ -81,7 +79,7 @@ def test_feature_based_trains_only_the_bilstm(uncased_vocab_file, tmp_path):
 
 def test_initialize_needs_every_encoder_variable(uncased_vocab_file, tmp_path):
     keras.utils.clear_session()
-    encoder = BertEncoder(CONFIG)
+    encoder = BertEncoder(TINY_CONFIG)
     save_weights(encoder, str(tmp_path / "encoder"),
                  only={v.path for v in encoder.weights if "pooler" not in v.path})
     task = _task(uncased_vocab_file, init_checkpoint=str(tmp_path / "encoder"))

@@ -22,6 +22,7 @@ from tasks.pretraining_losses import pretraining_loss
 from tasks.pretraining import PretrainingTask
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer
+from tests.conftest import ROOT
 from tests.pretraining_records import TINY, write_records
 
 NO_DROPOUT = TINY.replace(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
@@ -182,7 +183,7 @@ def test_packed_records_round_trip_and_train(tmp_path):
 def test_the_command_line_packs_and_names_a_missing_input(tmp_path):
     source = write_records(tmp_path / "in.tfrecord", count=20, seq_length=32, predictions=4,
                            min_length=8)
-    script = os.path.join(os.path.dirname(os.path.dirname(__file__)), "pack_pretraining_data.py")
+    script = os.path.join(ROOT, "pack_pretraining_data.py")
     common = ["--max_seq_length=32", "--max_predictions_per_seq=4", "--max_sequences_per_pack=2"]
     done = subprocess.run([sys.executable, script, f"--input_file={source}",
                            f"--output_file={tmp_path / 'out.tfrecord'}", *common],

@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from demo.progress import progress_line
+from tests.conftest import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What TensorFlow and CUDA print at start-up on a CPU machine when nobody silences them.
 NOISE = re.compile(r"cuInit|CUDA|cuda|oneDNN custom operations|This TensorFlow binary|"
                    r"^[IWEF]\d{4} |^WARNING:|absl::InitializeLog", re.MULTILINE)

@@ -7,9 +7,8 @@ import sys
 import numpy as np
 from safetensors.numpy import load_file
 
+from tests.conftest import ROOT
 from tests.references import minilm_dir
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _convert(*args):

@@ -15,15 +15,14 @@ from checkpoints.ours import save_weights
 from data.text.graph_tokenizer import GraphTokenizer
 from data.text.segments import truncate_pair
 from data.text.vocab import Vocab
-from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
 from tasks.feature_extraction import (InputLine, encode_lines, feature_records, layers_model,
                                       read_input_lines)
 from tests.conftest import ROOT
 from tests.references import original_full_tokenizer
+from tests.tiny_config import TINY_CONFIG
 
-CONFIG = BertConfig(hidden_size=32, num_hidden_layers=3, num_attention_heads=2,
-                    intermediate_size=64)
+CONFIG = TINY_CONFIG.replace(num_hidden_layers=3)  # layers -1, 0 and -3 are three different layers
 TEXTS = [("Who was Jim Henson ?", "Jim Henson was a puppeteer"),
          ("Unaffable  naïve\x07 café, İstanbul 東京 ﬁne", None),
          ("", None),

@@ -15,6 +15,7 @@ from checkpoints.ours import save_weights
 from checkpoints.tf_checkpoint import write_name_based
 from modeling import BertConfig, BertEncoder
 from modeling.pretrainer import BertPretrainer
+from tests.conftest import ROOT
 
 CONFIG = BertConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                     intermediate_size=37, max_position_embeddings=40, hidden_act="gelu_new")
@@ -84,7 +85,7 @@ def test_original_google_research_code_reads_our_tf1_checkpoint(tmp_path):
     CONFIG.replace(hidden_act="gelu").to_json_file(str(tmp_path / "bert_config.json"))
     inputs = _inputs()
     np.savez(tmp_path / "inputs.npz", **inputs)
-    script = os.path.join(os.path.dirname(__file__), "original_bert_forward.py")
+    script = os.path.join(ROOT, "tests", "original_bert_forward.py")
     subprocess.run([sys.executable, script, prefix, str(tmp_path / "bert_config.json"),
                     str(tmp_path / "inputs.npz"), str(tmp_path / "out.npz")],
                    check=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "TF_USE_LEGACY_KERAS": "1"})

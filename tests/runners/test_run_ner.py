@@ -9,16 +9,15 @@ import sys
 import pytest
 
 from checkpoints.ours import save_weights
-from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
 from tests.conftest import FIXTURES, ROOT
+from tests.tiny_config import TINY_CONFIG
 
 
 @pytest.mark.slow
 def test_train_eval_predict_and_export(tmp_path, uncased_vocab_file):
     model_dir = tmp_path / "model"
-    save_weights(BertEncoder(BertConfig(hidden_size=32, num_hidden_layers=2,
-                                        num_attention_heads=2, intermediate_size=64)),
+    save_weights(BertEncoder(TINY_CONFIG),
                  str(model_dir))
     shutil.copy(uncased_vocab_file, model_dir / "vocab.txt")
     output_dir, export_dir = tmp_path / "run", tmp_path / "serving" / "1"
