@@ -28,25 +28,24 @@ from checkpoints.tf_checkpoint import write_name_based
 from data.text.vocab import Vocab
 from modeling import BertEncoder
 from modeling.pretrainer import BertPretrainer
+from tasks.flag_groups import define_model_flags, define_text_flags
 
 FLAGS = flags.FLAGS
 
 
 def define_flags():
     """Defined only when run as a script, so that importing `convert` defines no flags."""
-    flags.DEFINE_string("init_checkpoint", None, "Checkpoint to convert (any supported layout).")
-    flags.DEFINE_string("bert_config_file", None, "bert_config.json; default: the one beside the input.")
-    flags.DEFINE_string("vocab_file", None, "Copied into the output directory when given "
-                        "(keras_hub: default the one beside the input).")
-    flags.DEFINE_bool("do_lower_case", True, "keras_hub: the tokenizer lower-cases and strips accents.")
+    define_model_flags()
+    define_text_flags(max_seq_length=None, vocab_help="Copied into the output directory when "
+                      "given (keras_hub: default the one beside the input).")
     flags.DEFINE_enum("output_format", "hf", ["tf1", "hf", "ours", "keras_hub"], "Layout to write.")
     flags.DEFINE_string("output_dir", None, "Directory to write.")
     flags.mark_flags_as_required(["init_checkpoint", "output_dir"])
 
 
 def convert(init_checkpoint, output_dir, output_format, bert_config_file=None, vocab_file=None,
-            do_lower_case=True):
-    config = resolve_bert_config(bert_config_file, init_checkpoint=init_checkpoint)
+            do_lower_case=True, preset=None):
+    config = resolve_bert_config(bert_config_file, preset, init_checkpoint)
     model = BertPretrainer(BertEncoder(config))
     report = load_into(model, init_checkpoint)
     logging.info(report.summary())
@@ -86,7 +85,7 @@ def write_keras_hub(model, loaded, config, vocab_file, do_lower_case, output_dir
 def main(argv):
     del argv
     report = convert(FLAGS.init_checkpoint, FLAGS.output_dir, FLAGS.output_format,
-                     FLAGS.bert_config_file, FLAGS.vocab_file, FLAGS.do_lower_case)
+                     FLAGS.bert_config_file, FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.preset)
     print(f"wrote {len(report.loaded)} variables as {FLAGS.output_format} to {FLAGS.output_dir}")
 
 

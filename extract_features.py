@@ -17,25 +17,20 @@ import json
 
 from absl import app, flags, logging
 
-from checkpoints.companion_files import resolve_model_files
 from checkpoints.loader import load_into
 from data.text.graph_tokenizer import GraphTokenizer
 from data.text.vocab import Vocab
-from modeling.encoder import BertEncoder
+from modeling.encoder_interface import build_encoder
 from tasks.feature_extraction import (encode_lines, feature_records, layers_model,
                                       read_input_lines)
+from tasks.flag_groups import define_model_flags, define_text_flags, model_files_from_flags
 from utils.files import atomic_output
 
 flags.DEFINE_string("input_file", None, "One example per line: `text_a` or `text_a ||| text_b`.")
 flags.DEFINE_string("output_file", None, "JSON lines, one per input line.")
 flags.DEFINE_list("layers", ["-1", "-2", "-3", "-4"], "Transformer layers to write (-1 is the last).")
-flags.DEFINE_string("bert_config_file", None, "bert_config.json (default: the config beside "
-                    "--init_checkpoint).")
-flags.DEFINE_integer("max_seq_length", 128, "Tokens per example; longer ones are truncated.")
-flags.DEFINE_string("init_checkpoint", None, "Weights: TF1, Hugging Face, Model Garden or ours.")
-flags.DEFINE_string("vocab_file", None, "WordPiece vocab (default: vocab.txt beside "
-                    "--init_checkpoint).")
-flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
+define_model_flags()
+define_text_flags(128, "Tokens per example; longer ones are truncated.")
 flags.DEFINE_integer("batch_size", 32, "Examples per forward pass.")
 
 FLAGS = flags.FLAGS
@@ -43,10 +38,9 @@ FLAGS = flags.FLAGS
 
 def main(_):
     layer_indexes = [int(x) for x in FLAGS.layers]
-    vocab_file, config = resolve_model_files(FLAGS.vocab_file, FLAGS.bert_config_file,
-                                             init_checkpoint=FLAGS.init_checkpoint)
+    vocab_file, config = model_files_from_flags()
     vocab = Vocab.from_file(vocab_file)
-    encoder = BertEncoder(config)
+    encoder = build_encoder(config)
     logging.info(load_into(encoder, FLAGS.init_checkpoint).summary())
     model = layers_model(encoder, layer_indexes)
     lines = read_input_lines(FLAGS.input_file)

@@ -27,31 +27,24 @@ TF Serving SavedModel (text in, entities out) right away.
 
 from absl import app, flags, logging
 
-from checkpoints.companion_files import resolve_model_files
-from export.export_meta import ExportMeta, write_export_meta
-from export.export_model import export_model
+from export.export_model import export_after_training
 from modeling.feature_based_tagger import LAYER_COMBINATIONS
-from tasks.fine_tuning import FineTuningSettings, fine_tune
+from tasks.fine_tuning import fine_tune
+from tasks.flag_groups import (define_fine_tuning_flags, define_model_flags, define_text_flags,
+                               model_files_from_flags, settings_from_flags)
 from tasks.run_options import RunOptions, define_flags
-from tasks.tagging_task import SPLIT_FILES, TaggingConfig, TaggingTask
+from tasks.tagging import SPLIT_FILES, TaggingConfig, TaggingTask
 
 define_flags()
-# Original google-research/bert flags.
-flags.DEFINE_string("data_dir", None, "Directory of the train/dev/test token files.")
-flags.DEFINE_string("vocab_file", None, "WordPiece vocab (default: vocab.txt beside "
-                    "--init_checkpoint).")
-flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
-flags.DEFINE_integer("max_seq_length", 128, "Word pieces per window; longer sentences are "
-                     "split into overlapping windows.")
-flags.DEFINE_bool("do_train", False, "Fine-tune on the train split.")
-flags.DEFINE_bool("do_eval", False, "Entity-level scores on the dev split, to eval_results.txt.")
-flags.DEFINE_bool("do_predict", False, "Tags for --predict_split, to predictions.txt.")
-flags.DEFINE_integer("train_batch_size", 32, "Windows per update.")
-flags.DEFINE_integer("eval_batch_size", 8, "Windows per evaluation batch.")
-flags.DEFINE_integer("predict_batch_size", 8, "Windows per prediction batch.")
-flags.DEFINE_float("learning_rate", 5e-5, "Peak AdamW learning rate.")
-flags.DEFINE_float("num_train_epochs", 3.0, "Passes over the train split (may be fractional).")
-flags.DEFINE_float("warmup_proportion", 0.1, "Share of the steps with linear warmup.")
+define_model_flags()
+define_text_flags(128, "Word pieces per window; longer sentences are split into overlapping "
+                  "windows.")
+define_fine_tuning_flags(
+    unit="Windows", data_dir="Directory of the train/dev/test token files.",
+    eval_help="Entity-level scores on the dev split, to eval_results.txt.",
+    predict_help="Tags for --predict_split, to predictions.txt.",
+    export_help="fine-tuned models only. Serving reads each text as one sentence, without "
+                "document context.")
 # Additions.
 flags.DEFINE_integer("doc_stride", 64, "Word pieces between the starts of consecutive windows "
                      "of a sentence longer than one window.")
@@ -69,9 +62,6 @@ flags.DEFINE_integer("lstm_units", 768, "BiLSTM units per direction (--feature_b
 flags.DEFINE_integer("lstm_layers", 2, "BiLSTM layers (--feature_based).")
 flags.DEFINE_bool("trim_padding", True, "Cut each training batch to its longest window "
                   "(turn off on TPUs, which need fixed shapes).")
-flags.DEFINE_string("export_dir", None, "Write the serving SavedModel here after training "
-                    "(e.g. <base>/1); fine-tuned models only. Serving reads each text as one "
-                    "sentence, without document context.")
 
 FLAGS = flags.FLAGS
 
@@ -84,8 +74,7 @@ def main(_):
     if FLAGS.export_dir and FLAGS.feature_based:
         raise app.UsageError("--export_dir exports fine-tuned models; not with --feature_based")
     options = RunOptions.from_flags()
-    vocab_file, bert_config = resolve_model_files(FLAGS.vocab_file, FLAGS.bert_config_file,
-                                                  FLAGS.preset, FLAGS.init_checkpoint)
+    vocab_file, bert_config = model_files_from_flags()
     config = TaggingConfig(
         data_dir=FLAGS.data_dir,
         vocab_file=vocab_file,
@@ -98,21 +87,12 @@ def main(_):
         lstm_layers=FLAGS.lstm_layers, predict_split=FLAGS.predict_split,
         trim_padding=FLAGS.trim_padding, seed=FLAGS.seed)
     task = TaggingTask(config)
-    outcome = fine_tune(task, options, FineTuningSettings(
-        do_train=FLAGS.do_train, do_eval=FLAGS.do_eval, do_predict=FLAGS.do_predict,
-        train_batch_size=FLAGS.train_batch_size, eval_batch_size=FLAGS.eval_batch_size,
-        predict_batch_size=FLAGS.predict_batch_size, learning_rate=FLAGS.learning_rate,
-        num_train_epochs=FLAGS.num_train_epochs, warmup_proportion=FLAGS.warmup_proportion,
-        optimizer=FLAGS.optimizer))
+    outcome = fine_tune(task, options, settings_from_flags())
     if outcome.results:
         logging.info("Dev results: %s", outcome.results)
-    if not config.feature_based and (FLAGS.do_train or FLAGS.export_dir):
-        meta = ExportMeta("ner", config.bert_config, config.vocab_file, config.do_lower_case,
-                          config.max_seq_length, tuple(task.labels), doc_stride=config.doc_stride)
-        write_export_meta(options.output_dir, meta)
-        if FLAGS.export_dir:
-            path = export_model(meta, FLAGS.export_dir, options.output_dir)
-            logging.info("Wrote the serving SavedModel to %s", path)
+    if outcome.is_chief:
+        export_after_training(task.export_meta(), options.output_dir, FLAGS.export_dir,
+                              FLAGS.do_train)
 
 
 if __name__ == "__main__":

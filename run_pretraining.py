@@ -2,7 +2,7 @@
 
 Flags keep google-research/bert's names, so published command lines run
 unchanged; the shared run flags (strategy, precision, checkpoints, ...) are in
-`tasks/run_options.py`.
+`tasks/run_options.py`, the model, text and training flags in `tasks/flag_groups.py`.
 
 Example (phase 1, then phase 2 at length 512 from phase 1's weights):
     python run_pretraining.py --input_file=data/seq128-*.tfrecord --output_dir=/tmp/p1 \\
@@ -18,7 +18,7 @@ import os
 
 from absl import app, flags, logging
 
-from checkpoints.companion_files import check_vocab_fits, config_source
+from checkpoints.companion_files import check_vocab_fits, config_source, resolve_bert_config
 from data.pretraining.config import MaskingOptions
 from data.pretraining.corpus_reader import expand_input_files
 from data.pretraining.dataset import check_record_ids
@@ -26,20 +26,20 @@ from data.pretraining.tf_masking import DynamicMasker
 from data.text.vocab import Vocab
 from modeling.pretrainer import OBJECTIVES
 from tasks import run_options
+from tasks.flag_groups import define_model_flags, define_text_flags, define_training_flags
 from tasks.optimization import OptimizerConfig
-from tasks.pretraining_task import PretrainingTask
+from tasks.pretraining import PretrainingTask
 from tasks.trainer import Trainer, write_results
 
 FLAGS = flags.FLAGS
 run_options.define_flags()
+define_model_flags()
+define_text_flags(128, "Sequence length of the records (phase 1: 128).",
+                  vocab_help="Vocabulary of the records, for --dynamic_masking.", lower_case=False)
+define_training_flags(train_help="Whether to run training.",
+                      eval_help="Whether to evaluate on --input_file.")
 flags.DEFINE_string("input_file", None, "Input TFRecord file(s): comma-separated glob patterns.")
-flags.DEFINE_integer("max_seq_length", 128, "Sequence length of the records (phase 1: 128).")
 flags.DEFINE_integer("max_predictions_per_seq", 20, "Masked-LM predictions per sequence.")
-flags.DEFINE_bool("do_train", False, "Whether to run training.")
-flags.DEFINE_bool("do_eval", False, "Whether to evaluate on --input_file.")
-flags.DEFINE_integer("train_batch_size", 32, "Examples per update (all replicas, all micro-batches).")
-flags.DEFINE_integer("eval_batch_size", 8, "Examples per evaluation batch.")
-flags.DEFINE_float("learning_rate", 5e-5, "Peak learning rate.")
 flags.DEFINE_integer("num_train_steps", 100000, "Number of updates.")
 flags.DEFINE_integer("num_warmup_steps", 10000, "Linear warmup updates.")
 flags.DEFINE_integer("max_eval_steps", 100, "Most evaluation batches of --eval_batch_size, read in "
@@ -48,7 +48,6 @@ flags.DEFINE_enum("objective", "mlm_nsp", OBJECTIVES,
                   "mlm_nsp (BERT), mlm (No-NSP ablation) or ltr (left-to-right LM, causal mask).")
 flags.DEFINE_bool("dynamic_masking", False,
                   "Re-mask the training records with fresh masks every epoch (needs --vocab_file).")
-flags.DEFINE_string("vocab_file", None, "Vocabulary of the records, for --dynamic_masking.")
 flags.DEFINE_float("masked_lm_prob", 0.15, "Share of tokens masked by --dynamic_masking.")
 flags.DEFINE_bool("do_whole_word_mask", False, "--dynamic_masking masks whole words.")
 flags.DEFINE_integer("max_sequences_per_pack", 0,
@@ -74,8 +73,8 @@ def main(_):
         if not FLAGS[name].value:
             raise app.UsageError(f"--{name} is required.")
     options = run_options.RunOptions.from_flags()
-    config = run_options.bert_config_from_flags()
-    source = config_source(FLAGS.bert_config_file, FLAGS.preset)
+    config = resolve_bert_config(FLAGS.bert_config_file, FLAGS.preset, FLAGS.init_checkpoint)
+    source = config_source(FLAGS.bert_config_file, FLAGS.preset, FLAGS.init_checkpoint)
     if FLAGS.vocab_file:
         check_vocab_fits(config, source, FLAGS.vocab_file)
     task = PretrainingTask(

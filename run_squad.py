@@ -18,63 +18,36 @@ HasAns/NoAns and the best null threshold) go to `eval_results.json`.
 One epoch is one pass over the training windows (several per long context).
 """
 
-import json
-import os
+from absl import app, flags
 
-from absl import app, flags, logging
-
-from checkpoints.companion_files import resolve_model_files
-from export.export_meta import SQUAD_OPTIONS, ExportMeta, write_export_meta
-from export.export_model import export_model
-from tasks.fine_tuning import FineTuningSettings, train_epochs
-from tasks.question_answering_task import QuestionAnsweringConfig, QuestionAnsweringTask
+from export.export_model import export_after_training
+from tasks.fine_tuning import fine_tune
+from tasks.flag_groups import (define_fine_tuning_flags, define_model_flags, define_text_flags,
+                               model_files_from_flags, settings_from_flags)
+from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
 from tasks.run_options import RunOptions, define_flags
-from tasks.squad_postprocess import write_predictions
-from tasks.trainer import Trainer
-from utils.files import atomic_write_text
 
 define_flags()
+define_model_flags()
+define_text_flags(384, "Tokens per window after WordPiece.")
+define_fine_tuning_flags(
+    unit="Windows", data_dir=None, eval_batch_size=False,
+    predict_help="Predict answers for --predict_file.",
+    eval_help="Score the predictions (official EM/F1) into eval_results.json; automatic when "
+              "--predict_file has answers.",
+    export_help="the serving SavedModel (question and context in, answer out).")
 # Original google-research/bert flags.
 flags.DEFINE_string("train_file", None, "SQuAD json for training, e.g. train-v1.1.json.")
 flags.DEFINE_string("predict_file", None, "SQuAD json to predict, e.g. dev-v1.1.json.")
-flags.DEFINE_string("vocab_file", None, "WordPiece vocab (default: vocab.txt beside "
-                    "--init_checkpoint).")
-flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
-flags.DEFINE_integer("max_seq_length", 384, "Tokens per window after WordPiece.")
 flags.DEFINE_integer("doc_stride", 128, "Context pieces between the starts of two windows.")
 flags.DEFINE_integer("max_query_length", 64, "Question pieces kept; longer questions are cut.")
-flags.DEFINE_bool("do_train", False, "Fine-tune on --train_file.")
-flags.DEFINE_bool("do_predict", False, "Predict answers for --predict_file.")
-flags.DEFINE_integer("train_batch_size", 32, "Windows per update.")
-flags.DEFINE_integer("predict_batch_size", 8, "Windows per prediction batch.")
-flags.DEFINE_float("learning_rate", 5e-5, "Peak AdamW learning rate.")
-flags.DEFINE_float("num_train_epochs", 3.0, "Passes over the training windows.")
-flags.DEFINE_float("warmup_proportion", 0.1, "Share of the steps with linear warmup.")
 flags.DEFINE_integer("n_best_size", 20, "Candidates kept per question in nbest_predictions.json.")
 flags.DEFINE_integer("max_answer_length", 30, "Longest answer, in word pieces.")
 flags.DEFINE_bool("version_2_with_negative", False, "SQuAD 2.0: questions may have no answer.")
 flags.DEFINE_float("null_score_diff_threshold", 0.0, "SQuAD 2.0: answer \"\" when the null "
                    "score exceeds the best non-null score by more than this.")
-# Additions.
-flags.DEFINE_bool("do_eval", False, "Score the predictions (official EM/F1) into "
-                  "eval_results.json; automatic when --predict_file has answers.")
-
-flags.DEFINE_string("export_dir", None, "Write the serving SavedModel (question and context in, "
-                    "answer out) here after training.")
 
 FLAGS = flags.FLAGS
-
-
-def write_export(config, output_dir, export_dir):
-    """export_meta.json for `python -m export.export_model`, and the SavedModel when asked."""
-    meta = ExportMeta("squad", config.bert_config, config.vocab_file, config.do_lower_case,
-                      config.max_seq_length, doc_stride=config.doc_stride,
-                      squad={name: getattr(config, name) for name in SQUAD_OPTIONS})
-    write_export_meta(output_dir, meta)
-    if export_dir:
-        logging.info("Wrote the serving SavedModel to %s", export_model(meta, export_dir, output_dir))
-
-EVAL_RESULTS = "eval_results.json"
 
 
 def main(_):
@@ -85,8 +58,7 @@ def main(_):
     if (FLAGS.do_predict or FLAGS.do_eval) and not FLAGS.predict_file:
         raise app.UsageError("--do_predict / --do_eval need --predict_file")
     options = RunOptions.from_flags()
-    vocab_file, bert_config = resolve_model_files(FLAGS.vocab_file, FLAGS.bert_config_file,
-                                                  FLAGS.preset, FLAGS.init_checkpoint)
+    vocab_file, bert_config = model_files_from_flags()
     task = QuestionAnsweringTask(QuestionAnsweringConfig(
         vocab_file=vocab_file,
         bert_config=bert_config,
@@ -97,28 +69,13 @@ def main(_):
         max_answer_length=FLAGS.max_answer_length,
         null_score_diff_threshold=FLAGS.null_score_diff_threshold,
         init_checkpoint=FLAGS.init_checkpoint, seed=FLAGS.seed))
-    trainer = Trainer(task, options)
-
-    if FLAGS.do_train:
-        train_epochs(trainer, task, FineTuningSettings(
-            train_batch_size=FLAGS.train_batch_size, learning_rate=FLAGS.learning_rate,
-            num_train_epochs=FLAGS.num_train_epochs, warmup_proportion=FLAGS.warmup_proportion,
-            optimizer=FLAGS.optimizer))
-    if trainer.is_chief and (FLAGS.do_train or FLAGS.export_dir):
-        write_export(task.config, options.output_dir, FLAGS.export_dir)
-    if not (FLAGS.do_predict or FLAGS.do_eval):
-        return
-    predictions = task.predictions(trainer.predict(FLAGS.predict_batch_size, split="predict"))
-    if not trainer.is_chief:
-        return
-    for path in write_predictions(predictions, options.output_dir):
-        logging.info("Wrote %s", path)
-    squad_file = task.split("predict").squad_file
-    if FLAGS.do_eval or squad_file.has_answers:
-        results = task.score(predictions)
-        logging.info("%s: %s", squad_file.path, results)
-        atomic_write_text(os.path.join(options.output_dir, EVAL_RESULTS),
-                          json.dumps(results, indent=2) + "\n")
+    # --do_eval also writes the predictions; --do_predict also scores them when it can.
+    predict = FLAGS.do_predict or FLAGS.do_eval
+    outcome = fine_tune(task, options, settings_from_flags(
+        do_predict=predict, do_eval=FLAGS.do_eval or (predict and task.has_answers())))
+    if outcome.is_chief:
+        export_after_training(task.export_meta(), options.output_dir, FLAGS.export_dir,
+                              FLAGS.do_train)
 
 
 if __name__ == "__main__":

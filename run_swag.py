@@ -15,44 +15,26 @@ layout or `.jsonl` (see data/multiple_choice/swag_reader.py). `--do_eval` writes
 `--init_checkpoint` (original release directories, Hugging Face directories).
 """
 
-import os
+from absl import app, flags
 
-from absl import app, flags, logging
-
-from checkpoints.companion_files import resolve_model_files
-from export.export_meta import ExportMeta, write_export_meta
-from export.export_model import export_model
-from tasks.fine_tuning import EVAL_RESULTS, FineTuningSettings, train_epochs
-from tasks.multiple_choice_task import MultipleChoiceConfig, MultipleChoiceTask
+from export.export_model import export_after_training
+from tasks.fine_tuning import fine_tune
+from tasks.flag_groups import (define_fine_tuning_flags, define_model_flags, define_text_flags,
+                               model_files_from_flags, settings_from_flags)
+from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
 from tasks.run_options import RunOptions, define_flags
-from tasks.trainer import Trainer, write_results
 
 define_flags()
-flags.DEFINE_string("data_dir", None, "Directory of the train/val/test files.")
-flags.DEFINE_string("vocab_file", None, "WordPiece vocab (default: vocab.txt beside "
-                    "--init_checkpoint).")
-flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
-flags.DEFINE_integer("max_seq_length", 128, "Tokens per choice after WordPiece, longer pairs "
-                     "truncated.")
-flags.DEFINE_bool("do_train", False, "Fine-tune on the train split.")
-flags.DEFINE_bool("do_eval", False, "Accuracy on the dev split, to eval_results.txt.")
-flags.DEFINE_bool("do_predict", False, "Predictions on the test split, to "
-                  "test_predictions.jsonl.")
-flags.DEFINE_integer("train_batch_size", 16, "Examples (of N choices each) per update.")
-flags.DEFINE_integer("eval_batch_size", 8, "Examples per evaluation batch.")
-flags.DEFINE_integer("predict_batch_size", 8, "Examples per prediction batch.")
-flags.DEFINE_float("learning_rate", 2e-5, "Peak AdamW learning rate (paper, SWAG: 2e-5).")
-flags.DEFINE_float("num_train_epochs", 3.0, "Passes over the train split (paper, SWAG: 3).")
-flags.DEFINE_float("warmup_proportion", 0.1, "Share of the steps with linear warmup.")
-flags.DEFINE_bool("skip_bad_rows", False, "Skip malformed rows with a count instead of "
-                  "stopping at the first.")
-
-flags.DEFINE_string("export_dir", None, "Write the serving SavedModel (context and endings in, "
-                    "probabilities out) here after training.")
+define_model_flags()
+define_text_flags(128, "Tokens per choice after WordPiece, longer pairs truncated.")
+define_fine_tuning_flags(
+    unit="Examples (of N choices each)", train_batch_size=16, learning_rate=2e-5,
+    data_dir="Directory of the train/val/test files.", skip_bad_rows=True,
+    eval_help="Accuracy on the dev split, to eval_results.txt.",
+    predict_help="Predictions on the test split, to test_predictions.jsonl.",
+    export_help="the serving SavedModel (context and endings in, probabilities out).")
 
 FLAGS = flags.FLAGS
-
-PREDICTIONS = "test_predictions.jsonl"
 
 
 def main(_):
@@ -61,8 +43,7 @@ def main(_):
     if not FLAGS.data_dir:
         raise app.UsageError("--data_dir is required")
     options = RunOptions.from_flags()
-    vocab_file, bert_config = resolve_model_files(FLAGS.vocab_file, FLAGS.bert_config_file,
-                                                  FLAGS.preset, FLAGS.init_checkpoint)
+    vocab_file, bert_config = model_files_from_flags()
     task = MultipleChoiceTask(MultipleChoiceConfig(
         data_dir=FLAGS.data_dir,
         vocab_file=vocab_file,
@@ -70,31 +51,10 @@ def main(_):
         do_lower_case=FLAGS.do_lower_case, max_seq_length=FLAGS.max_seq_length,
         init_checkpoint=FLAGS.init_checkpoint, skip_bad_rows=FLAGS.skip_bad_rows,
         seed=FLAGS.seed))
-    trainer = Trainer(task, options)
-
-    if FLAGS.do_train:
-        train_epochs(trainer, task, FineTuningSettings(
-            train_batch_size=FLAGS.train_batch_size, learning_rate=FLAGS.learning_rate,
-            num_train_epochs=FLAGS.num_train_epochs, warmup_proportion=FLAGS.warmup_proportion,
-            optimizer=FLAGS.optimizer))
-    if FLAGS.do_eval:
-        results = trainer.evaluate(FLAGS.eval_batch_size, split="dev")
-        results = {"eval_accuracy": results["accuracy"], "eval_loss": results["loss"],
-                   "global_step": results["global_step"]}
-        logging.info("dev: %s", results)
-        write_results(os.path.join(options.output_dir, EVAL_RESULTS), results)
-    if FLAGS.do_predict:
-        predictions = trainer.predict(FLAGS.predict_batch_size, split="test")
-        task.write_predictions("test", predictions,
-                               os.path.join(options.output_dir, PREDICTIONS))
-    if trainer.is_chief and (FLAGS.do_train or FLAGS.export_dir):
-        config = task.config
-        meta = ExportMeta("multiple_choice", config.bert_config, config.vocab_file,
-                          config.do_lower_case, config.max_seq_length)
-        write_export_meta(options.output_dir, meta)
-        if FLAGS.export_dir:
-            logging.info("Wrote the serving SavedModel to %s",
-                         export_model(meta, FLAGS.export_dir, options.output_dir))
+    outcome = fine_tune(task, options, settings_from_flags())
+    if outcome.is_chief:
+        export_after_training(task.export_meta(), options.output_dir, FLAGS.export_dir,
+                              FLAGS.do_train)
 
 
 if __name__ == "__main__":

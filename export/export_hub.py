@@ -19,15 +19,16 @@ from absl import app, flags, logging
 from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
 from export.hub_encoder import build_pretrainer, save_hub_encoder
 from export.hub_preprocessor import DEFAULT_SEQ_LENGTH, save_preprocessor
+from tasks.flag_groups import define_export_flag, define_model_flags, define_text_flags
 
 PREPROCESSOR_DIR = "preprocessor"
 ENCODER_DIR = "encoder"
 
 
 def export_hub(export_dir, init_checkpoint, bert_config_file=None, vocab_file=None,
-               do_lower_case=True, seq_length=DEFAULT_SEQ_LENGTH):
+               do_lower_case=True, seq_length=DEFAULT_SEQ_LENGTH, preset=None):
     """Writes `<export_dir>/preprocessor` and `<export_dir>/encoder`; returns their paths."""
-    config = resolve_bert_config(bert_config_file, init_checkpoint=init_checkpoint)
+    config = resolve_bert_config(bert_config_file, preset, init_checkpoint)
     vocab_file = resolve_vocab_file(vocab_file, init_checkpoint)
     if seq_length > config.max_position_embeddings:
         raise ValueError(f"--seq_length {seq_length} exceeds the model's "
@@ -41,11 +42,9 @@ def export_hub(export_dir, init_checkpoint, bert_config_file=None, vocab_file=No
 
 
 def define_flags():
-    flags.DEFINE_string("init_checkpoint", None, "Checkpoint to export (any supported layout).")
-    flags.DEFINE_string("bert_config_file", None, "bert_config.json; default: the one beside the checkpoint.")
-    flags.DEFINE_string("vocab_file", None, "vocab.txt; default: the one beside the checkpoint.")
-    flags.DEFINE_bool("do_lower_case", True, "Lower-case and strip accents (uncased models).")
-    flags.DEFINE_string("export_dir", None, "Gets the preprocessor/ and encoder/ SavedModels.")
+    define_model_flags()
+    define_text_flags(max_seq_length=None)
+    define_export_flag("Gets the preprocessor/ and encoder/ SavedModels.")
     flags.DEFINE_integer("seq_length", DEFAULT_SEQ_LENGTH,
                          "Default sequence length of the preprocessor.")
     flags.mark_flags_as_required(["init_checkpoint", "export_dir"])
@@ -55,7 +54,7 @@ def main(argv):
     del argv
     f = flags.FLAGS
     paths = export_hub(f.export_dir, f.init_checkpoint, f.bert_config_file, f.vocab_file,
-                       f.do_lower_case, f.seq_length)
+                       f.do_lower_case, f.seq_length, f.preset)
     logging.info("wrote %s and %s", *paths)
 
 

@@ -2,25 +2,28 @@
 
   python -m export.export_model --output_dir=/tmp/mrpc_output --export_dir=/models/mrpc/1
 
-reads `export_meta.json` (see `export/export_meta.py`) and the newest
+reads `export_meta.json` (see `tasks/export_meta.py`) and the newest
 checkpoint in `--output_dir` (or `--checkpoint`, any layout
 `checkpoints.loader` reads), rebuilds the task model in float32 and writes
 the task's SavedModel (`export/serving_*.py`) to `--export_dir`. TF Serving
 wants it under a numbered version directory of the model's base path, as
-above. Runners call `export_for_runner` directly for their `--export_dir`.
+above. The fine-tuning runners call `export_after_training`, which leaves
+`export_meta.json` in their output_dir and, with their `--export_dir`, writes
+the SavedModel from the newest checkpoint right away.
 """
 
 from absl import app, flags, logging
 
 from checkpoints.loader import load_into
-from export.export_meta import NER_DOC_STRIDE, read_export_meta
-from export.serving_classifier import save_classifier
+from export.serving_classification import save_classification
 from export.serving_multiple_choice import save_multiple_choice
-from export.serving_ner import save_ner
-from export.serving_squad import SquadOptions, save_squad
-from modeling import BertEncoder
+from export.serving_question_answering import QuestionAnsweringOptions, save_question_answering
+from export.serving_tagging import save_tagging
+from modeling.encoder_interface import build_encoder
 from modeling.task_models import (BertClassifier, BertMultipleChoice, BertSpanLabeler,
                                   BertTokenClassifier)
+from tasks.export_meta import NER_DOC_STRIDE, read_export_meta, write_export_meta
+from tasks.flag_groups import define_export_flag
 
 
 class ExportError(ValueError):
@@ -29,8 +32,8 @@ class ExportError(ValueError):
 
 def build_task_model(meta):
     """A fresh float32 model of `meta.task`, shaped as the runner built it."""
-    encoder = BertEncoder(meta.bert_config, causal_attention=meta.causal_attention,
-                          dtype="float32")
+    encoder = build_encoder(meta.bert_config, causal_attention=meta.causal_attention,
+                            dtype="float32")
     if meta.task == "classification":
         return BertClassifier(encoder, len(meta.label_list))
     if meta.task == "regression":
@@ -72,26 +75,40 @@ def export_model(meta, export_dir, weights):
     text = (meta.vocab_file, meta.do_lower_case, meta.max_seq_length)
     if meta.task in ("classification", "regression"):
         labels = meta.label_list if meta.task == "classification" else None
-        return save_classifier(export_dir, model, *text, labels, meta.paired)
+        return save_classification(export_dir, model, *text, labels, meta.paired)
     if meta.task == "ner":
-        return save_ner(export_dir, model, *text, meta.label_list,
+        return save_tagging(export_dir, model, *text, meta.label_list,
                         meta.doc_stride or NER_DOC_STRIDE)
     if meta.task == "multiple_choice":
         return save_multiple_choice(export_dir, model, *text)
-    options = SquadOptions(max_seq_length=meta.max_seq_length, doc_stride=meta.doc_stride,
-                           **meta.squad)
-    return save_squad(export_dir, model, meta.vocab_file, meta.do_lower_case, options)
+    options = QuestionAnsweringOptions(max_seq_length=meta.max_seq_length,
+                                       doc_stride=meta.doc_stride,
+                                       **meta.squad)
+    return save_question_answering(export_dir, model, meta.vocab_file, meta.do_lower_case, options)
 
 
 def export_for_runner(model, meta, export_dir):
-    """For a runner's `--export_dir`: exports the model it just trained (any dtype
-    policy; the export computes in float32)."""
+    """Exports a Keras model trained in this process (any dtype policy; the export
+    computes in float32), e.g. from a notebook; runners export from their
+    checkpoints with `export_after_training`."""
     return export_model(meta, export_dir, model)
+
+
+def export_after_training(meta, output_dir, export_dir, trained):
+    """What a fine-tuning runner leaves for export: `export_meta.json` in
+    `output_dir` after training (or when exporting), and the SavedModel in
+    `export_dir` when one is given. `meta` None: a model that is not exported."""
+    if meta is None or not (trained or export_dir):
+        return
+    write_export_meta(output_dir, meta)
+    if export_dir:
+        logging.info("Wrote the serving SavedModel to %s",
+                     export_model(meta, export_dir, output_dir))
 
 
 def define_flags():
     flags.DEFINE_string("output_dir", None, "Fine-tuning output_dir holding export_meta.json.")
-    flags.DEFINE_string("export_dir", None, "SavedModel directory to write (e.g. <base>/1).")
+    define_export_flag("SavedModel directory to write (e.g. <base>/1).")
     flags.DEFINE_string("checkpoint", None, "Weights to export; default: the newest checkpoint "
                         "in --output_dir.")
     flags.mark_flags_as_required(["output_dir", "export_dir"])

@@ -35,9 +35,8 @@ from absl import logging
 from checkpoints.loader import load_into
 from export.saved_model_io import save_atomically
 from modeling import BertEncoder
+from modeling.encoder_interface import ENCODER_INPUTS
 from modeling.pretrainer import BertPretrainer
-
-ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 
 
 def _specs(names):

@@ -22,7 +22,7 @@ the SavedModel loads in a process that imports just those two.
 
 import tensorflow as tf
 
-from data.text import graph_segments as graph_packing
+from data.text import graph_segments
 from data.text.graph_tokenizer import GraphTokenizer
 from data.text.vocab import Vocab
 from export.saved_model_io import save_atomically
@@ -38,7 +38,7 @@ class _Tokenize(tf.__internal__.tracking.AutoTrackable):
         super().__init__()
         self.__call__ = call
         self.get_special_tokens_dict = tf.function(
-            lambda: graph_packing.special_tokens_dict(special), input_signature=[])
+            lambda: graph_segments.special_tokens_dict(special), input_signature=[])
 
 
 class _PackInputs(tf.__internal__.tracking.AutoTrackable):
@@ -50,7 +50,7 @@ class _PackInputs(tf.__internal__.tracking.AutoTrackable):
 
         @tf.function(autograph=False)
         def call(inputs, seq_length=default_seq_length):
-            return graph_packing.pack_segments(inputs, seq_length, special)
+            return graph_segments.pack_segments(inputs, seq_length, special)
 
         for rank in (2, 3):
             for num_segments in (1, 2):
@@ -72,7 +72,7 @@ class BertPreprocessor(tf.__internal__.tracking.AutoTrackable):
     def __init__(self, vocab_file, do_lower_case=True, seq_length=DEFAULT_SEQ_LENGTH):
         super().__init__()
         vocab = Vocab.from_file(vocab_file)
-        special = graph_packing.special_ids(vocab)
+        special = graph_segments.special_ids(vocab)
         self.vocab_file = tf.saved_model.Asset(vocab_file)
         # Only `tokenize` is saved, not the tokenizer module and its other functions.
         tokenizer = GraphTokenizer(vocab, do_lower_case)
@@ -81,7 +81,7 @@ class BertPreprocessor(tf.__internal__.tracking.AutoTrackable):
 
         @tf.function(input_signature=[_SENTENCES])
         def preprocess(sentences):
-            return graph_packing.pack_segments(
+            return graph_segments.pack_segments(
                 [tokenizer.tokenize(sentences)], seq_length, special)
 
         self.__call__ = preprocess

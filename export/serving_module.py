@@ -6,8 +6,7 @@ import tensorflow as tf
 
 from export.saved_model_io import save_atomically
 from export.warmup import write_warmup_requests
-
-ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
+from modeling.encoder_interface import ENCODER_INPUTS
 
 
 def text_spec(name):

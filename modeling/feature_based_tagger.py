@@ -18,7 +18,7 @@ from keras import ops
 
 from modeling.dense import Dense
 from modeling.initializers import bert_initializer
-from modeling.task_models import _TaskModel, _encoder_inputs
+from modeling.task_models import TaskModel, encoder_inputs
 
 LAYER_COMBINATIONS = ("embeddings", "second_to_last", "last", "weighted_sum_all",
                       "sum_last_four", "concat_last_four")
@@ -99,7 +99,7 @@ class LayerCombination(keras.layers.Layer):
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
-class FeatureBasedTagger(_TaskModel):
+class FeatureBasedTagger(TaskModel):
     """Frozen encoder -> `LayerCombination` -> BiLSTM (`lstm_layers` x `lstm_units`
     per direction, over word pieces, padding masked) -> dropout -> dense:
     `logits` [batch, seq, num_labels]. Only the combination weights, the BiLSTM
@@ -126,7 +126,7 @@ class FeatureBasedTagger(_TaskModel):
             dtype=dtype, name="token_classifier")
 
         # === Functional model ===
-        inputs = _encoder_inputs()
+        inputs = encoder_inputs(encoder)
         x = combine(layer_outputs(inputs))
         mask = ops.cast(inputs["input_mask"], "bool")
         for bilstm in bilstms:

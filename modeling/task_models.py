@@ -1,15 +1,19 @@
-"""Fine-tuning models: the encoder plus one small output layer per task."""
+"""Fine-tuning models: an encoder (any family, see `modeling.encoder_interface`)
+plus one small output layer per task. Each is rebuilt from its `get_config`
+alone (the encoder serialized inside it)."""
 
 import keras
 from keras import ops
 
+from modeling.encoder_interface import ENCODER_INPUTS, check_encoder
 from modeling.heads import (ClassificationHead, MultipleChoiceHead, SpanHead,
                             TokenClassificationHead)
 
-ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 
-
-def _encoder_inputs(shape=(None,)):
+def encoder_inputs(encoder, shape=(None,)):
+    """Keras inputs for `encoder` (checked against `modeling.encoder_interface`),
+    int32 of `shape` after the batch."""
+    check_encoder(encoder)
     return {name: keras.Input(shape=shape, dtype="int32", name=name) for name in ENCODER_INPUTS}
 
 
@@ -33,7 +37,7 @@ class UnflattenChoices(keras.layers.Layer):
         return (reference_shape[0], reference_shape[1])
 
 
-class _TaskModel(keras.Model):
+class TaskModel(keras.Model):
     """Shared config handling: each task model is rebuilt from its encoder and kwargs."""
 
     def _store(self, encoder, **task_kwargs):
@@ -52,12 +56,12 @@ class _TaskModel(keras.Model):
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
-class BertClassifier(_TaskModel):
+class BertClassifier(TaskModel):
     """Dense layer on the pooled [CLS] output: `logits` [batch, num_classes]
     (num_classes=1 gives a regression score, as STS-B)."""
 
     def __init__(self, encoder, num_classes, dropout_rate=0.1, **kwargs):
-        inputs = _encoder_inputs()
+        inputs = encoder_inputs(encoder)
         head = ClassificationHead(num_classes, dropout_rate, encoder.config.initializer_range,
                                   dtype=encoder.dtype_policy, name="classifier")
         logits = head(encoder(inputs)["pooled_output"])
@@ -66,11 +70,11 @@ class BertClassifier(_TaskModel):
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
-class BertSpanLabeler(_TaskModel):
+class BertSpanLabeler(TaskModel):
     """Start/end vectors over the tokens: `start_logits`, `end_logits` [batch, seq] (SQuAD)."""
 
     def __init__(self, encoder, **kwargs):
-        inputs = _encoder_inputs()
+        inputs = encoder_inputs(encoder)
         head = SpanHead(encoder.config.initializer_range, dtype=encoder.dtype_policy,
                         name="span")
         start, end = head(encoder(inputs)["sequence_output"])
@@ -80,11 +84,11 @@ class BertSpanLabeler(_TaskModel):
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
-class BertTokenClassifier(_TaskModel):
+class BertTokenClassifier(TaskModel):
     """Dense layer per token: `logits` [batch, seq, num_labels] (NER, no CRF)."""
 
     def __init__(self, encoder, num_labels, dropout_rate=0.1, **kwargs):
-        inputs = _encoder_inputs()
+        inputs = encoder_inputs(encoder)
         head = TokenClassificationHead(num_labels, dropout_rate, encoder.config.initializer_range,
                                        dtype=encoder.dtype_policy, name="token_classifier")
         logits = head(encoder(inputs)["sequence_output"])
@@ -93,17 +97,19 @@ class BertTokenClassifier(_TaskModel):
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
-class BertMultipleChoice(_TaskModel):
+class BertMultipleChoice(TaskModel):
     """Inputs [batch, choices, seq]; every choice goes through the encoder as one
     [batch * choices, seq] batch; one vector V scores each pooled output:
     `logits` [batch, choices] for a softmax over the choices (SWAG)."""
 
     def __init__(self, encoder, dropout_rate=0.1, **kwargs):
-        inputs = _encoder_inputs(shape=(None, None))
+        inputs = encoder_inputs(encoder, shape=(None, None))
         head = MultipleChoiceHead(dropout_rate, encoder.config.initializer_range,
                                   dtype=encoder.dtype_policy, name="choice_scorer")
         flat = {k: FlattenChoices(name=f"flatten_{k}")(v) for k, v in inputs.items()}
         scores = head(encoder(flat)["pooled_output"])
-        logits = UnflattenChoices(name="unflatten_scores")(scores, inputs["input_word_ids"])
+        # float32 logits under mixed precision too, as every other task model returns.
+        logits = UnflattenChoices(dtype="float32", name="unflatten_scores")(
+            scores, inputs["input_word_ids"])
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
         self._store(encoder, dropout_rate=dropout_rate)

@@ -1,11 +1,40 @@
-"""The contract between a task and the shared training loop (`tasks/trainer.py`).
+"""The contract between a task and the shared loops: `tasks/trainer.py` trains,
+evaluates and predicts any `Task`; `tasks/fine_tuning.py` runs a whole
+fine-tuning job (train, evaluate the dev splits, predict the test splits) of
+any `FineTuningTask`. Runners (`run_*.py`) parse flags, build one task and
+hand it to those loops; nothing else about a task lives in a runner.
 
-A task knows its data, model, loss and metrics; the trainer knows devices,
-distribution, precision, checkpoints, logging and resuming. Runners
-(`run_*.py`) parse flags, build one task and hand it to the trainer.
+Every hook has one signature:
+
+    build_model()                            a fresh Keras model
+    initialize(model)                        load `init_checkpoint` (pretrained weights)
+    build_dataset(split, batch_size, training, input_context=None)
+                                             tf.data of (features, labels) dicts
+    input_name(split)                        what the split is read from, for messages
+    loss(labels, outputs)                    float32 loss per example [batch]
+    build_metrics()                          streaming Keras metrics
+    update_metrics(metrics, labels, outputs) one batch into them
+    evaluate(predictions)                    whole-split metrics (dict) from gathered outputs
+
+and a `FineTuningTask` adds:
+
+    eval_splits, test_splits                 the splits `--do_eval` / `--do_predict` read
+    num_examples(split)                      examples one epoch over the split trains on
+    write_predictions(split, predictions, output_dir)
+                                             the prediction files; returns their paths
+    export_meta()                            the `ExportMeta` of the fine-tuned model,
+                                             None when it cannot be exported
+
+Tasks make their encoder with `modeling.encoder_interface.build_encoder` and
+rely only on that interface's inputs and outputs; their text side is still
+WordPiece (`FullTokenizer`).
 """
 
 import abc
+
+from absl import logging
+
+from checkpoints.loader import CheckpointMismatchError, load_into
 
 
 class Task(abc.ABC):
@@ -16,12 +45,26 @@ class Task(abc.ABC):
     batch under any distribution strategy (and with gradient accumulation).
     """
 
+    init_checkpoint = None  # Pretrained weights `initialize` loads (a path), or None.
+
     @abc.abstractmethod
     def build_model(self):
-        """A fresh Keras model (built under the trainer's strategy scope)."""
+        """A fresh Keras model (built under the trainer's strategy scope) with an
+        `encoder` attribute."""
 
     def initialize(self, model):
-        """Load pretrained weights (e.g. `--init_checkpoint`) into a fresh model."""
+        """Loads `init_checkpoint` into a fresh model; every encoder variable
+        must come from it (the task's head may start from scratch)."""
+        if not self.init_checkpoint:
+            return
+        report = load_into(model, self.init_checkpoint)
+        logging.info(report.summary())
+        encoder_paths = {v.path for v in model.encoder.weights}
+        missing = [p for p in report.missing if p in encoder_paths]
+        if missing:
+            raise CheckpointMismatchError(
+                f"{self.init_checkpoint} has no value for {len(missing)} encoder "
+                f"variables, e.g. {missing[:3]}: is it a checkpoint of this model family?")
 
     @abc.abstractmethod
     def build_dataset(self, split, batch_size, training, input_context=None):
@@ -44,5 +87,42 @@ class Task(abc.ABC):
 
     def evaluate(self, predictions):
         """Metrics that need the whole split (F1 over spans, SQuAD EM/F1, MCC, ...):
-        `predictions` is what the trainer's predict loop gathered. Returns a dict."""
+        `predictions` is what the trainer's predict loop gathered (the model's
+        outputs and the dataset's labels, one row per example). Returns a dict."""
         return {}
+
+
+class FineTuningTask(Task):
+    """A task `tasks.fine_tuning.fine_tune` runs end to end; see the module docstring.
+
+    Class attributes say how evaluation is written: `eval_results_file` (`.txt`:
+    the original's `key = value` lines; `.json`: one JSON object),
+    `eval_from_predictions` (evaluating a split is `evaluate` of its predictions
+    alone, no loss: SQuAD, whose prediction windows carry no labels) and
+    `eval_loss_twice` (also `loss` beside `eval_loss`, as the original
+    run_classifier.py writes it).
+    """
+
+    eval_splits = ("dev",)
+    test_splits = ("test",)
+    eval_results_file = "eval_results.txt"
+    eval_from_predictions = False
+    eval_loss_twice = False
+
+    @property
+    def init_checkpoint(self):
+        return self.config.init_checkpoint
+
+    @abc.abstractmethod
+    def num_examples(self, split):
+        """Examples (or windows) in `split`: what one epoch trains on."""
+
+    @abc.abstractmethod
+    def write_predictions(self, split, predictions, output_dir):
+        """Writes `split`'s prediction file(s) into `output_dir` from what the
+        trainer's predict loop gathered; returns the list of paths written."""
+
+    @abc.abstractmethod
+    def export_meta(self):
+        """The `tasks.export_meta.ExportMeta` the export rebuilds this task's
+        model from, or None when the model is not exported."""

@@ -1,15 +1,12 @@
-"""One fine-tuning run of a task with dev and test splits, as the original
+"""One fine-tuning run of any `tasks.base.FineTuningTask`, as the original
 `run_classifier.py` does it: train for `num_train_epochs` over the train
 split with linear warmup and decay, evaluate every dev split into
-`eval_results.txt` and TensorBoard (`<output_dir>/eval`), and write the test
-predictions.
-
-The task provides `num_examples(split)`, `eval_splits`, `test_splits` and
-`write_predictions(split, predictions, output_dir) -> path` besides the
-`tasks.base.Task` contract.
+`eval_results.txt` (or the task's `eval_results_file`) and TensorBoard
+(`<output_dir>/eval`), and write the test predictions.
 """
 
 import dataclasses
+import json
 import os
 
 import tensorflow as tf
@@ -17,6 +14,7 @@ from absl import logging
 
 from tasks.optimization import OptimizerConfig
 from tasks.trainer import Trainer, write_results
+from utils.files import atomic_write_text
 
 EVAL_RESULTS = "eval_results.txt"
 
@@ -51,8 +49,9 @@ def eval_prefix(split, eval_splits):
 
 @dataclasses.dataclass
 class RunResult:
-    results: dict  # `eval_results.txt` as a dict; empty without do_eval
-    files: list  # eval_results.txt and prediction files written
+    results: dict  # the evaluation results file as a dict; empty without do_eval
+    files: list  # the evaluation results file and prediction files written
+    is_chief: bool = True  # this worker writes the run's files
 
 
 def train_epochs(trainer, task, settings):
@@ -69,32 +68,50 @@ def train_epochs(trainer, task, settings):
 def fine_tune(task, options, settings):
     """Trains, evaluates and predicts as `settings` say; returns a `RunResult`."""
     trainer = Trainer(task, options)
-    output_dir, written = options.output_dir, []
+    output_dir, written, predicted = options.output_dir, [], {}
+
+    def predictions(split):  # One prediction pass per split, shared by eval and predict.
+        if split not in predicted:
+            predicted[split] = trainer.predict(settings.predict_batch_size, split=split)
+        return predicted[split]
+
     if settings.do_train:
         train_epochs(trainer, task, settings)
     results = {}
     if settings.do_eval:
         for split in task.eval_splits:
+            if task.eval_from_predictions:
+                results.update(task.evaluate(predictions(split)))
+                logging.info("%s: %s", task.input_name(split), results)
+                continue
             split_results = trainer.evaluate(settings.eval_batch_size, split=split)
             prefix = eval_prefix(split, task.eval_splits)
             results["global_step"] = split_results.pop("global_step")
-            if prefix == "eval_":
-                results["loss"] = split_results["loss"]  # the original's duplicate of eval_loss
+            if prefix == "eval_" and task.eval_loss_twice:
+                results["loss"] = split_results["loss"]
             results.update({prefix + k: v for k, v in split_results.items()})
             logging.info("%s: %s", split, split_results)
         if trainer.is_chief:
-            path = os.path.join(output_dir, EVAL_RESULTS)
-            write_results(path, results)
-            _write_summaries(os.path.join(output_dir, "eval"), results)
-            written.append(path)
+            written.append(_write_eval_results(output_dir, task.eval_results_file, results))
     if settings.do_predict:
         for split in task.test_splits:
-            predictions = trainer.predict(settings.predict_batch_size, split=split)
+            split_predictions = predictions(split)
             if trainer.is_chief:
-                path = task.write_predictions(split, predictions, output_dir)
-                logging.info("Wrote %s predictions to %s", split, path)
-                written.append(path)
-    return RunResult(results, written)
+                paths = task.write_predictions(split, split_predictions, output_dir)
+                logging.info("Wrote %s predictions to %s", split, ", ".join(paths))
+                written.extend(paths)
+    return RunResult(results, written, trainer.is_chief)
+
+
+def _write_eval_results(output_dir, name, results):
+    """`key = value` lines (`.txt`, with TensorBoard summaries) or JSON; returns the path."""
+    path = os.path.join(output_dir, name)
+    if name.endswith(".json"):
+        atomic_write_text(path, json.dumps(results, indent=2) + "\n")
+    else:
+        write_results(path, results)
+        _write_summaries(os.path.join(output_dir, "eval"), results)
+    return path
 
 
 def _write_summaries(directory, results):

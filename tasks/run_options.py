@@ -1,14 +1,15 @@
 """How to run, shared by every runner: flags, `RunOptions` and the strategy.
 
-Each `run_*.py` calls `define_flags()` once at import, defines its own task
-flags (`do_train`, batch sizes, `learning_rate`, ...), then builds
-`RunOptions.from_flags()` and hands it to `tasks.trainer.Trainer`.
+Each `run_*.py` calls `define_flags()` once at import, the groups of
+`tasks.flag_groups` it needs (model, text, fine-tuning flags) and its task's
+own flags, then builds `RunOptions.from_flags()` and hands it to
+`tasks.trainer.Trainer` (through `tasks.fine_tuning.fine_tune`).
 
 Flags defined here (original names first, then additions):
-`output_dir, bert_config_file, init_checkpoint, save_checkpoints_steps,
-iterations_per_loop, use_tpu, tpu_name, tpu_zone, gcp_project, master,
-num_tpu_cores`; `preset, distribution_strategy, tpu, mixed_precision,
-jit_compile, optimizer, grad_accum_steps, keep_checkpoint_max, log_steps, seed`.
+`output_dir, save_checkpoints_steps, iterations_per_loop, use_tpu, tpu_name,
+tpu_zone, gcp_project, master, num_tpu_cores`; `distribution_strategy, tpu,
+mixed_precision, jit_compile, optimizer, grad_accum_steps, keep_checkpoint_max,
+log_steps, seed`.
 """
 
 import contextlib
@@ -19,7 +20,6 @@ import keras
 import tensorflow as tf
 from absl import flags
 
-from modeling.config import BertConfig, ConfigError
 from tasks.optimization import OPTIMIZERS
 from tasks.precision import CHOICES, PRECISIONS, resolve
 
@@ -32,11 +32,6 @@ def define_flags():
         return
     # Original google-research/bert flags.
     flags.DEFINE_string("output_dir", None, "Where checkpoints, summaries and results are written.")
-    flags.DEFINE_string("bert_config_file", None, "bert_config.json of the model (or use --preset).")
-    flags.DEFINE_string(
-        "init_checkpoint", None,
-        "Initial weights: a TF1 BERT checkpoint, a Hugging Face directory, a Model Garden "
-        "checkpoint, our weights.safetensors, or a run's output_dir / checkpoint prefix.")
     flags.DEFINE_integer("save_checkpoints_steps", 1000, "Steps between checkpoints.")
     flags.DEFINE_integer("iterations_per_loop", 1000,
                          "Most steps run inside one compiled loop between host round trips.")
@@ -47,8 +42,6 @@ def define_flags():
     flags.DEFINE_string("master", None, "TPU master address, if not found from --tpu_name.")
     flags.DEFINE_integer("num_tpu_cores", None, "Expected TPU cores; checked against the slice.")
     # Additions.
-    flags.DEFINE_string("preset", None, "A named config (e.g. bert_base_uncased) instead of "
-                        "--bert_config_file.")
     flags.DEFINE_enum("distribution_strategy", None, STRATEGIES,
                       "Default one_device, or tpu with --use_tpu. multi_worker_mirrored reads "
                       "TF_CONFIG.")
@@ -154,14 +147,4 @@ class RunOptions:
             yield
         finally:
             keras.config.set_dtype_policy(previous)
-
-
-def bert_config_from_flags(values=None):
-    """`--preset` or `--bert_config_file` (exactly one) as a `BertConfig`."""
-    values = values or flags.FLAGS
-    if bool(values.preset) == bool(values.bert_config_file):
-        raise ConfigError("give exactly one of --preset and --bert_config_file")
-    if values.preset:
-        return BertConfig.from_preset(values.preset)
-    return BertConfig.from_json_file(values.bert_config_file)
 

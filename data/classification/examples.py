@@ -9,8 +9,9 @@ an error too: a split of zero examples would train or score nothing.
 """
 
 import dataclasses
-import logging
 import math
+
+from absl import logging
 
 _LOGGED_SKIPS = 5
 

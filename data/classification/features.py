@@ -14,11 +14,11 @@ any of them makes a new file and an unchanged run reuses the old one.
 
 import dataclasses
 import hashlib
-import logging
 import os
 
 import numpy as np
 import tensorflow as tf
+from absl import logging
 
 from data.text.segments import pack_ids
 

@@ -25,8 +25,9 @@ raises `MultipleChoiceFormatError` naming file, line and field, or with
 import csv
 import dataclasses
 import json
-import logging
 import os
+
+from absl import logging
 
 SWAG_CHOICES = 4
 SWAG_COLUMNS = ("", "video-id", "fold-ind", "startphrase", "sent1", "sent2", "gold-source",

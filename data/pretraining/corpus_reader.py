@@ -9,8 +9,9 @@ memory: a document ends at the end of its file, and a document longer than
 
 import dataclasses
 import glob
-import logging
 import os
+
+from absl import logging
 
 MAX_CHUNK_CHARS = 4_000_000
 _LOGGED_INVALID_LINES = 5

@@ -8,9 +8,10 @@ is the same for any number of workers.
 """
 
 import collections
-import logging
 import multiprocessing
 import time
+
+from absl import logging
 
 from data.pretraining import corpus_reader
 from data.pretraining.chunks import ChunkProcessor

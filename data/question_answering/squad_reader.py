@@ -23,8 +23,9 @@ warning naming the id instead of stopping the run.
 import codecs
 import dataclasses
 import json
-import logging
 import os
+
+from absl import logging
 
 _SQUAD_WHITESPACE = frozenset(" \t\r\n\u202f")
 _LOGGED_SKIPS = 10

@@ -11,7 +11,7 @@ import pytest
 
 from data.multiple_choice.features import encode_example
 from data.text.tokenization import FullTokenizer
-from export.export_meta import ExportMeta
+from tasks.export_meta import ExportMeta
 from export.export_model import build_task_model, export_for_runner
 from tests.export_harness import (HOSTILE_TEXTS, TINY_CONFIG, check_warmup_requests, run_fresh,
                                   sentences)

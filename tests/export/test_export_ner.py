@@ -15,9 +15,9 @@ from checkpoints.ours import save_weights
 from data.tagging.conll_reader import TaggedSentence
 from data.tagging.features import build_tagging_features
 from data.text.tokenization import FullTokenizer
-from export.export_meta import ExportMeta, read_export_meta, write_export_meta
+from tasks.export_meta import ExportMeta, read_export_meta, write_export_meta
 from export.export_model import build_task_model, export_model
-from tasks.ner_predictions import values_per_word
+from tasks.tagging_predictions import values_per_word
 from tests.export_harness import (HOSTILE_TEXTS, TINY_CONFIG, check_warmup_requests, run_fresh,
                                   sentences)
 

@@ -1,6 +1,6 @@
 """The SQuAD SavedModels (v1.1 and v2.0) in a fresh tensorflow +
 tensorflow_text process: the served answers are the ones run_squad.py's
-Python post-processing (`tasks/squad_postprocess.py`) predicts for the same
+Python post-processing (`tasks/question_answering_answers.py`) predicts for the same
 model and inputs, on contexts longer than one window and on hostile text."""
 
 import base64
@@ -16,9 +16,9 @@ from checkpoints.ours import save_weights
 from data.question_answering.features import convert_examples_to_features
 from data.question_answering.squad_reader import SquadExample, read_squad_file, split_words
 from data.text.tokenization import FullTokenizer
-from export.export_meta import ExportMeta, read_export_meta, write_export_meta
+from tasks.export_meta import ExportMeta, read_export_meta, write_export_meta
 from export.export_model import build_task_model, export_for_runner, export_model
-from tasks.squad_postprocess import PostprocessConfig, postprocess
+from tasks.question_answering_answers import PostprocessConfig, postprocess
 from tests.conftest import FIXTURES
 from tests.export_harness import HOSTILE_TEXTS, TINY_CONFIG, check_warmup_requests, run_fresh
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 from modeling.encoder import BertEncoder
-from tasks.pretraining_task import PretrainingTask
+from tasks.pretraining import PretrainingTask
 from tests.pretraining_records import TINY, write_records
 
 SEQ, CUT = 16, 7

@@ -81,13 +81,6 @@ def test_tensorflow_and_jax_agree(name, backend_outputs):
     check_backends_agree(*backend_outputs[name])
 
 
-# UnflattenChoices takes the global policy and autocasts the float32 choice scores to bfloat16.
-LOGITS_IN_BFLOAT16 = pytest.mark.xfail(strict=True, reason="BertMultipleChoice returns bfloat16 logits")
-
-
-@pytest.mark.parametrize("case", [pytest.param(case, marks=LOGITS_IN_BFLOAT16)
-                                  if case.name == "multiple_choice" else case for case in CASES], ids=IDS)
-
-
+@pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_mixed_precision(case):
     check_mixed_precision(case)

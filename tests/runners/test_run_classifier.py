@@ -14,7 +14,7 @@ import pytest
 from data.classification.glue_readers import GlueReader
 from tasks.fine_tuning import RunResult
 from tasks.learning_rate_sweep import SWEEP_RESULTS, plan_runs, run_sweep
-from tasks.sentence_prediction_task import SentencePredictionConfig, SentencePredictionTask
+from tasks.classification import ClassificationConfig, ClassificationTask
 from tests.conftest import FIXTURES, ROOT
 from tests.tiny_config import TINY_CONFIG
 
@@ -76,7 +76,7 @@ def test_fine_tunes_mnli_and_writes_every_output(tmp_path, uncased_vocab_file):
 
 @pytest.fixture()
 def sts_task(tmp_path, uncased_vocab_file):
-    return SentencePredictionTask(SentencePredictionConfig(
+    return ClassificationTask(ClassificationConfig(
         reader=GlueReader("STS-B", os.path.join(FIXTURES, "glue_sts-b")),
         vocab_file=uncased_vocab_file, bert_config=TINY_CONFIG,
         cache_dir=str(tmp_path), max_seq_length=24))
@@ -99,8 +99,9 @@ def test_regression_loss_metrics_and_prediction_order(sts_task, tmp_path):
                                  "logits": np.array([[4.0], [3.0], [2.5]])})
     assert set(metrics) == {"pearson", "spearman"}
     # Rows come back in file order whatever order the batches had.
-    path = sts_task.write_predictions("test", {"example_index": np.array([1, 0]),
-                                               "logits": np.array([[1.25], [4.5]])}, str(tmp_path))
+    path, = sts_task.write_predictions("test", {"example_index": np.array([1, 0]),
+                                                "logits": np.array([[1.25], [4.5]])},
+                                       str(tmp_path))
     with open(path, encoding="utf-8") as f:
         assert f.read() == "index\tprediction\n0\t4.500\n1\t1.250\n"
     with pytest.raises(ValueError, match="training needs a label"):
@@ -120,7 +121,7 @@ def test_trimmed_padding_changes_no_output(sts_task):
 
 def test_group_by_length_cuts_padding_and_keeps_examples(tmp_path, uncased_vocab_file):
     def batches(group_by_length):
-        task = SentencePredictionTask(SentencePredictionConfig(
+        task = ClassificationTask(ClassificationConfig(
             reader=GlueReader("MNLI", os.path.join(FIXTURES, "glue_mnli")),
             vocab_file=uncased_vocab_file, bert_config=TINY_CONFIG,
             cache_dir=str(tmp_path), max_seq_length=32, group_by_length=group_by_length))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from data.question_answering.squad_reader import read_squad_file
-from tasks.question_answering_task import QuestionAnsweringConfig, QuestionAnsweringTask
+from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
 from tests.conftest import FIXTURES, ROOT
 from tests.tiny_config import TINY_CONFIG
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tasks.multiple_choice_task import MultipleChoiceConfig, MultipleChoiceTask
+from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
 from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer

@@ -13,9 +13,9 @@ import pytest
 from checkpoints.loader import load_into
 from data.classification.glue_readers import GlueReader
 from tasks.fine_tuning import FineTuningSettings, fine_tune
-from tasks.pretraining_task import PretrainingTask
+from tasks.pretraining import PretrainingTask
 from tasks.run_options import RunOptions
-from tasks.sentence_prediction_task import SentencePredictionConfig, SentencePredictionTask
+from tasks.classification import ClassificationConfig, ClassificationTask
 from tasks.trainer import Trainer
 from tests.conftest import FIXTURES, ROOT
 from tests.pretraining_records import TINY, write_records
@@ -90,7 +90,7 @@ def test_run_pretraining_writes_no_results_over_zero_examples(tmp_path):
 
 def test_classifier_evaluates_every_dev_example(tmp_path, uncased_vocab_file):
     """MNLI dev files of 9 and 6 examples, evaluation batches of 16."""
-    task = SentencePredictionTask(SentencePredictionConfig(
+    task = ClassificationTask(ClassificationConfig(
         reader=GlueReader("MNLI", os.path.join(FIXTURES, "glue_mnli")),
         vocab_file=uncased_vocab_file, bert_config=TINY.replace(vocab_size=30522),
         cache_dir=str(tmp_path), max_seq_length=32))

@@ -7,7 +7,7 @@ import shutil
 import numpy as np
 import pytest
 
-from tasks.multiple_choice_task import (MultipleChoiceConfig, MultipleChoiceTask,
+from tasks.multiple_choice import (MultipleChoiceConfig, MultipleChoiceTask,
                                         find_split_file)
 from tests.conftest import FIXTURES
 from tests.tiny_config import TINY_CONFIG
@@ -80,8 +80,10 @@ def test_predictions_file_in_input_order(tmp_path, uncased_vocab_file):
     task = _task(_data_dir(tmp_path), uncased_vocab_file)
     logits = np.array([[0.0, 2.0, 0.0, 0.0], [3.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
     order = np.array([2, 0, 1])
-    path = str(tmp_path / "out" / "test_predictions.jsonl")
-    task.write_predictions("test", {"logits": logits[order], "example_index": order}, path)
+    output_dir = str(tmp_path / "out")
+    path, = task.write_predictions("test", {"logits": logits[order], "example_index": order},
+                                   output_dir)
+    assert path == os.path.join(output_dir, "test_predictions.jsonl")
     with open(path, encoding="utf-8") as f:
         records = [json.loads(line) for line in f]
     assert [r["id"] for r in records] == ["4201", "4202", "4203"]
@@ -93,7 +95,8 @@ def test_predictions_file_in_input_order(tmp_path, uncased_vocab_file):
         np.testing.assert_allclose(record["probabilities"], np.exp(row) / np.exp(row).sum(),
                                    atol=1e-6)
     with pytest.raises(ValueError, match="cover 2 distinct examples of 3"):
-        task.write_predictions("test", {"logits": logits[:2], "example_index": order[:2]}, path)
+        task.write_predictions("test", {"logits": logits[:2], "example_index": order[:2]},
+                               output_dir)
 
 
 def test_split_files_found_by_name(tmp_path):

@@ -13,7 +13,7 @@ from seqeval.metrics import f1_score
 from seqeval.scheme import IOB2
 
 from data.tagging.conll_reader import to_iob2
-from tasks.ner_metrics import conlleval_report, entity_scores
+from tasks.tagging_metrics import conlleval_report, entity_scores
 from tests.conftest import FIXTURES
 
 

@@ -10,10 +10,10 @@ from checkpoints.loader import CheckpointMismatchError
 from checkpoints.ours import save_weights
 from data.tagging.conll_reader import TaggedFileError
 from modeling.encoder import BertEncoder
-from tasks.ner_metrics import entity_scores
+from tasks.tagging_metrics import entity_scores
 from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions
-from tasks.tagging_task import TaggingConfig, TaggingTask, find_split_file
+from tasks.tagging import TaggingConfig, TaggingTask, find_split_file
 from tasks.trainer import Trainer
 from tests.conftest import FIXTURES
 from tests.tiny_config import TINY_CONFIG
@@ -54,7 +54,7 @@ def test_fine_tuning_learns_and_writes_conll_predictions(uncased_vocab_file, tmp
     assert records[-1]["loss"] < records[0]["loss"]
     results = trainer.evaluate(8, split="dev")
     assert {"loss", "token_accuracy", "precision", "recall", "f1", "PER_f1"} <= set(results)
-    path = task.write_predictions("dev", trainer.predict(8, split="dev"), str(tmp_path))
+    path, = task.write_predictions("dev", trainer.predict(8, split="dev"), str(tmp_path))
     assert os.path.basename(path) == "predictions.txt"
     written = _read_predictions(path)
     sentences = task.sentences("dev")

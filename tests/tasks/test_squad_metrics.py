@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from tasks import squad_metrics
+from tasks import question_answering_metrics
 
 official_v1 = pytest.importorskip("official.nlp.tools.squad_evaluate_v1_1")
 official_v2 = pytest.importorskip("official.nlp.tools.squad_evaluate_v2_0")
@@ -59,7 +59,7 @@ def test_v1_matches_official(seed):
     rng = random.Random(seed)
     articles = _dataset(rng, 60)
     predictions = _predictions(rng, articles, drop_rate=0.1 if seed % 2 else 0.0)
-    ours = squad_metrics.squad_v1_scores(articles, predictions)
+    ours = question_answering_metrics.squad_v1_scores(articles, predictions)
     theirs = official_v1.evaluate(articles, predictions)
     assert ours["exact_match"] == pytest.approx(100 * theirs["exact_match"], abs=1e-9)
     assert ours["f1"] == pytest.approx(100 * theirs["final_f1"], abs=1e-9)
@@ -73,7 +73,7 @@ def test_v2_matches_official(seed):
     # Coarse odds make ties, which the threshold search must break as the official one does.
     null_odds = {qid: round(rng.uniform(-6, 6), 0 if seed % 3 == 0 else 3) for qid in predictions}
     for odds in (None, null_odds):
-        ours = squad_metrics.squad_v2_scores(articles, predictions, odds)
+        ours = question_answering_metrics.squad_v2_scores(articles, predictions, odds)
         theirs = official_v2.evaluate(articles, predictions, odds)
         for key in ("exact", "f1", "total", "HasAns_exact", "HasAns_f1", "HasAns_total",
                     "NoAns_exact", "NoAns_f1", "NoAns_total"):
@@ -85,17 +85,18 @@ def test_v2_matches_official(seed):
 
 @pytest.mark.parametrize("prediction,gold", EDGE_PAIRS)
 def test_edge_pairs_match_official(prediction, gold):
-    assert squad_metrics.exact_match(prediction, gold) == official_v2._compute_exact(gold, prediction)
-    assert squad_metrics.f1_v1(prediction, gold) == pytest.approx(
+    assert (question_answering_metrics.exact_match(prediction, gold)
+            == official_v2._compute_exact(gold, prediction))
+    assert question_answering_metrics.f1_v1(prediction, gold) == pytest.approx(
         official_v1._f1_score(prediction, gold), abs=1e-12)
-    assert squad_metrics.f1_v2(prediction, gold) == pytest.approx(
+    assert question_answering_metrics.f1_v2(prediction, gold) == pytest.approx(
         official_v2._compute_f1(gold, prediction), abs=1e-12)
 
 
 def test_v1_leaves_out_questions_without_gold_answers():
     articles = [{"paragraphs": [{"context": "c", "qas": [
         {"id": "a", "answers": [{"text": "cat"}]}, {"id": "b", "answers": []}]}]}]
-    scores = squad_metrics.squad_v1_scores(articles, {"a": "the cat", "b": "x"})
+    scores = question_answering_metrics.squad_v1_scores(articles, {"a": "the cat", "b": "x"})
     assert scores == {"exact_match": 100.0, "f1": 100.0, "total": 1}
 
 
@@ -103,6 +104,6 @@ def test_best_threshold_all_null_start():
     # Every question answered "" already scores the unanswerable ones: the search starts there.
     articles = [{"paragraphs": [{"context": "c", "qas": [
         {"id": "a", "answers": []}, {"id": "b", "answers": [{"text": "cat"}]}]}]}]
-    scores = squad_metrics.squad_v2_scores(articles, {"a": "dog", "b": "cat"},
+    scores = question_answering_metrics.squad_v2_scores(articles, {"a": "dog", "b": "cat"},
                                            {"a": 2.0, "b": -1.0})
     assert scores["best_exact"] == 100.0 and scores["best_exact_thresh"] == -1.0

@@ -11,7 +11,7 @@ import pytest
 
 from data.question_answering import features as squad_features, squad_reader
 from data.text.tokenization import FullTokenizer
-from tasks import squad_postprocess
+from tasks import question_answering_answers
 from tests.conftest import FIXTURES
 
 squad_lib = pytest.importorskip("official.nlp.data.squad_lib")
@@ -57,8 +57,9 @@ def test_matches_original_postprocessing(v2, seed, n_best_size, max_answer_lengt
     examples, features = _windows(v2, tokenizer)
     results = _random_results(features, seed, ties)
     threshold = 0.5 * (seed - 2)
-    config = squad_postprocess.PostprocessConfig(n_best_size, max_answer_length, True, v2, threshold)
-    ours = squad_postprocess.postprocess(examples, features, results, config)
+    config = question_answering_answers.PostprocessConfig(n_best_size, max_answer_length, True,
+                                                          v2, threshold)
+    ours = question_answering_answers.postprocess(examples, features, results, config)
     their_predictions, their_nbest, their_odds = squad_lib.postprocess_output(
         [_TheirExample(e) for e in examples], features,
         [RawResult(uid, s, e) for uid, (s, e) in results.items()],
@@ -89,7 +90,7 @@ def test_matches_original_postprocessing(v2, seed, n_best_size, max_answer_lengt
     ("new york", "New\u00a0York", True), ("", "Anything", True), ("a b", "a  b", True),
 ])
 def test_get_final_text_matches_original(pred_text, orig_text, do_lower_case):
-    assert squad_postprocess.get_final_text(pred_text, orig_text, do_lower_case) == \
+    assert question_answering_answers.get_final_text(pred_text, orig_text, do_lower_case) == \
         squad_lib.get_final_text(pred_text, orig_text, do_lower_case)
 
 
@@ -97,7 +98,8 @@ def test_answers_are_cut_from_the_context_across_line_breaks():
     context = "born in\nNew   York City, in 1900"
     words, _, starts = squad_reader.split_words(context)
     example = squad_reader.SquadExample("q", "?", context, tuple(words), tuple(starts))
-    orig, in_context = squad_postprocess.span_texts(example, 1, 4, "in new york city", True)
+    orig, in_context = question_answering_answers.span_texts(example, 1, 4, "in new york city",
+                                                             True)
     assert orig == "in New York City"
     assert in_context == "in\nNew   York City"
 
@@ -107,21 +109,21 @@ def test_pure_window_rules():
     max_context = {3: True, 4: True, 5: False, 6: True}
     start = [0, 0, 0, 5, 1, 9, 2, 0]
     end = [0, 0, 0, 1, 6, 0, 5, 9]
-    candidates = squad_postprocess.window_candidates(0, start, end, token_to_orig_map,
+    candidates = question_answering_answers.window_candidates(0, start, end, token_to_orig_map,
                                                      max_context, 3, 2)
     # Start 5 is not max-context; 7 is padding; (3, 6) is too long; (6, 4) ends before it starts.
     assert [(c.start_index, c.end_index) for c in candidates] == [(3, 4), (6, 6)]
-    assert squad_postprocess.best_indexes([1, 3, 3, 2], 3) == [1, 2, 3]
-    null = squad_postprocess.null_candidate([([2, 0], [1, 0]), ([0.5, 0], [0.5, 0])])
+    assert question_answering_answers.best_indexes([1, 3, 3, 2], 3) == [1, 2, 3]
+    null = question_answering_answers.null_candidate([([2, 0], [1, 0]), ([0.5, 0], [0.5, 0])])
     assert (null.feature_index, null.score) == (1, 1.0)
 
 
 def test_write_predictions_is_valid_json(tmp_path, tokenizer):
     examples, features = _windows(True, tokenizer)
-    config = squad_postprocess.PostprocessConfig(version_2_with_negative=True)
-    predictions = squad_postprocess.postprocess(examples, features, _random_results(features, 7, False),
-                                                config)
-    paths = squad_postprocess.write_predictions(predictions, str(tmp_path))
+    config = question_answering_answers.PostprocessConfig(version_2_with_negative=True)
+    predictions = question_answering_answers.postprocess(
+        examples, features, _random_results(features, 7, False), config)
+    paths = question_answering_answers.write_predictions(predictions, str(tmp_path))
     assert sorted(os.path.basename(p) for p in paths) == [
         "nbest_predictions.json", "null_odds.json", "predictions.json"]
     for path in paths:
@@ -133,4 +135,5 @@ def test_write_predictions_is_valid_json(tmp_path, tokenizer):
 def test_missing_logits_are_an_error(tokenizer):
     examples, features = _windows(False, tokenizer)
     with pytest.raises(KeyError, match="no logits"):
-        squad_postprocess.postprocess(examples, features, {}, squad_postprocess.PostprocessConfig())
+        question_answering_answers.postprocess(examples, features, {},
+                                               question_answering_answers.PostprocessConfig())

@@ -14,7 +14,7 @@ from data.pretraining.dataset import RecordLayoutError
 from data.pretraining.tf_masking import DynamicMasker
 from data.text.vocab import Vocab
 from tasks.optimization import OptimizerConfig
-from tasks.pretraining_task import PretrainingTask
+from tasks.pretraining import PretrainingTask
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer, write_results
 from tests.pretraining_records import TINY, write_records

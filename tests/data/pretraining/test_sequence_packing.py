@@ -19,7 +19,7 @@ from modeling.pretrainer import BertPretrainer
 from pack_pretraining_data import pack_pretraining_files
 from tasks.optimization import OptimizerConfig
 from tasks.pretraining_losses import pretraining_loss
-from tasks.pretraining_task import PretrainingTask
+from tasks.pretraining import PretrainingTask
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer
 from tests.conftest import ROOT

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from data.tagging.conll_reader import TaggedSentence, labels_from_sentences, read_tagged_file
 from data.tagging.features import build_tagging_features, owning_windows, plan_windows
 from data.text.tokenization import FullTokenizer
-from tasks.ner_predictions import values_per_word
+from tasks.tagging_predictions import values_per_word
 from tests.conftest import FIXTURES
 
 

@@ -11,24 +11,25 @@ Split files in `data_dir`: `train.txt`, `dev.txt` (or `valid.txt`) and
 """
 
 import dataclasses
-import logging
 import os
 
 import keras
 import numpy as np
 import tensorflow as tf
+from absl import logging
 
-from checkpoints.loader import CheckpointMismatchError, load_into
 from data.tagging.conll_reader import check_labels, labels_from_sentences, read_tagged_file
 from data.tagging.features import build_tagging_features
 from data.text.tokenization import FullTokenizer
 from modeling.config import BertConfig
-from modeling.encoder import BertEncoder
+from modeling.encoder_interface import build_encoder
 from modeling.feature_based_tagger import LAYER_COMBINATIONS, FeatureBasedTagger
 from modeling.task_models import BertTokenClassifier
-from tasks.base import Task
-from tasks.ner_metrics import conlleval_report, entity_scores
-from tasks.ner_predictions import values_per_word, write_conll_predictions
+from tasks.array_dataset import array_dataset
+from tasks.base import FineTuningTask
+from tasks.export_meta import ExportMeta
+from tasks.tagging_metrics import conlleval_report, entity_scores
+from tasks.tagging_predictions import values_per_word, write_conll_predictions
 
 SPLIT_FILES = {"train": ("train.txt", "eng.train"),
                "dev": ("dev.txt", "valid.txt", "eng.testa"),
@@ -80,7 +81,7 @@ class TaggingConfig:
                              f"got {self.feature_layers!r}")
 
 
-class TaggingTask(Task):
+class TaggingTask(FineTuningTask):
     """Datasets yield features {input_word_ids, input_mask, input_type_ids} int32
     [batch, seq] and labels {label_ids int32 [batch, seq], label_weights float32
     [batch, seq] (1 at the first piece of each word the window predicts),
@@ -95,6 +96,8 @@ class TaggingTask(Task):
     (8, 128, 9)
     """
 
+    eval_loss_twice = True
+
     def __init__(self, config):
         self.config = config
         self.tokenizer = FullTokenizer(config.vocab_file, config.do_lower_case)
@@ -103,10 +106,6 @@ class TaggingTask(Task):
         self._labels = list(config.labels) if config.labels else None
 
     # --- Data --------------------------------------------------------------
-
-    @property
-    def eval_splits(self):
-        return ("dev",)
 
     @property
     def test_splits(self):
@@ -148,14 +147,8 @@ class TaggingTask(Task):
         features = self.features(split)
         labels = {"label_ids": features.label_ids, "label_weights": features.label_weights,
                   "word_index": features.word_index, "sentence_index": features.sentence_index}
-        dataset = tf.data.Dataset.from_tensor_slices((features.inputs, labels))
-        if input_context is not None:
-            dataset = dataset.shard(input_context.num_input_pipelines,
-                                    input_context.input_pipeline_id)
-            batch_size = input_context.get_per_replica_batch_size(batch_size)
-        if training:
-            dataset = dataset.shuffle(max(len(features), 1), seed=self.config.seed).repeat()
-        dataset = dataset.batch(batch_size, drop_remainder=training)
+        dataset = array_dataset(features.inputs, labels, batch_size, training, self.config.seed,
+                                input_context)
         if training and self.config.trim_padding:
             dataset = dataset.map(_trim_to_longest, num_parallel_calls=tf.data.AUTOTUNE)
         return dataset.prefetch(tf.data.AUTOTUNE)
@@ -167,24 +160,11 @@ class TaggingTask(Task):
         dropout = config.dropout_rate
         if dropout is None:
             dropout = config.bert_config.hidden_dropout_prob
-        encoder = BertEncoder(config.bert_config)
+        encoder = build_encoder(config.bert_config)
         if config.feature_based:
             return FeatureBasedTagger(encoder, len(self.labels), config.feature_layers,
                                       config.lstm_units, config.lstm_layers, dropout)
         return BertTokenClassifier(encoder, len(self.labels), dropout_rate=dropout)
-
-    def initialize(self, model):
-        """Loads `init_checkpoint`; every encoder variable must come from it."""
-        if not self.config.init_checkpoint:
-            return
-        report = load_into(model, self.config.init_checkpoint)
-        logging.info(report.summary())
-        encoder_paths = {v.path for v in model.encoder.weights}
-        missing = [p for p in report.missing if p in encoder_paths]
-        if missing:
-            raise CheckpointMismatchError(
-                f"{self.config.init_checkpoint} has no value for {len(missing)} encoder "
-                f"variables, e.g. {missing[:3]}: is it a BERT checkpoint?")
 
     def loss(self, labels, outputs):
         """Cross-entropy averaged over the window's labelled pieces (0 if it has none)."""
@@ -225,7 +205,7 @@ class TaggingTask(Task):
         return scores.as_dict()
 
     def write_predictions(self, split, predictions, output_dir):
-        """`predictions.txt` (`word gold predicted`, conlleval's input); returns its path."""
+        """`predictions.txt` (`word gold predicted`, conlleval's input)."""
         sentences = self.sentences(split)
         predicted = self._tags_per_word(predictions, np.argmax(predictions["logits"], -1))
         lengths = {s: len(tags) for s, tags in predicted.items()}
@@ -235,7 +215,15 @@ class TaggingTask(Task):
                              f"sentences of the {split} split, or not all their words")
         path = os.path.join(output_dir, PREDICTIONS_FILE)
         write_conll_predictions(path, sentences, [predicted[s] for s in range(len(sentences))])
-        return path
+        return [path]
+
+    def export_meta(self):
+        """None for the feature-based model, which is not exported."""
+        config = self.config
+        if config.feature_based:
+            return None
+        return ExportMeta("ner", config.bert_config, config.vocab_file, config.do_lower_case,
+                          config.max_seq_length, tuple(self.labels), doc_stride=config.doc_stride)
 
 
 def _trim_to_longest(features, labels):

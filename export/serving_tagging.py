@@ -117,7 +117,7 @@ def chunk_starts(prefixes, types, word_index):
                | tf.not_equal(previous_type, types)))
 
 
-def save_ner(export_dir, model, vocab_file, do_lower_case, max_seq_length, label_list,
+def save_tagging(export_dir, model, vocab_file, do_lower_case, max_seq_length, label_list,
              doc_stride):
     """Writes the NER SavedModel; `model` maps encoder inputs to {"logits":
     [batch, seq, labels]}; `label_list` gives the IOB labels in logit order."""

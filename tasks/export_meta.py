@@ -96,7 +96,7 @@ def read_export_meta(output_dir):
     """The `ExportMeta` a run left in `output_dir` (vocab: the copy beside it)."""
     path = os.path.join(output_dir, EXPORT_META_FILE)
     values = read_json_object(path, ExportMetaError,
-                              "not found: the run must write it (export.export_meta."
+                              "not found: the run must write it (tasks.export_meta."
                               "write_export_meta) before it can be exported")
     if values.pop("format_version", None) != FORMAT_VERSION:
         raise ExportMetaError(f"{path}: format_version must be {FORMAT_VERSION}")

@@ -23,7 +23,8 @@ from data.text.graph_segments import TextPacker
 from data.text.segments import encode_texts
 from data.text.tokenization import FullTokenizer
 from data.text.vocab import Vocab
-from export.serving_module import ENCODER_INPUTS, ServingModule, ids_specs, text_spec
+from export.serving_module import ServingModule, ids_specs, text_spec
+from modeling.encoder_interface import ENCODER_INPUTS
 
 EXAMPLE_FEATURES = ("input_ids", "input_mask", "segment_ids")  # the original's names
 WARMUP_TEXTS = (("The quick brown fox jumps over the lazy dog.", "A fox jumped."),
@@ -40,7 +41,7 @@ def classifier_outputs(logits, label_names):
             "probabilities": tf.nn.softmax(logits, axis=-1)}
 
 
-def save_classifier(export_dir, model, vocab_file, do_lower_case, max_seq_length,
+def save_classification(export_dir, model, vocab_file, do_lower_case, max_seq_length,
                     label_list=None, paired=False):
     """Writes the classifier SavedModel. `model` maps encoder inputs to {"logits"};
     `label_list` None means regression; `paired` adds `text_b`."""

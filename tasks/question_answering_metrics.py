@@ -22,9 +22,10 @@ tf-models-official (`official.nlp.tools.squad_evaluate_v1_1`, `..._v2_0`).
 """
 
 import collections
-import logging
 import re
 import string
+
+from absl import logging
 
 _PUNCTUATION = frozenset(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

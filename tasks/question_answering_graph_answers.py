@@ -1,5 +1,5 @@
 """Start/end logits of SQuAD windows -> answers, in the graph, following
-`tasks/squad_postprocess.py` rule for rule: the same candidates in the same
+`tasks/question_answering_answers.py` rule for rule: the same candidates in the same
 order, float64 scores, the stable ranking, the n-best list of distinct texts,
 the original `get_final_text` (including its search of the predicted text in
 the basic tokenization of the words it covers) and the null threshold.

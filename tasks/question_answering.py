@@ -1,7 +1,11 @@
 """Extractive question answering (SQuAD v1.1 and v2.0), as in the paper: start
 and end vectors score every token, the loss is the mean of the start and end
 softmax cross-entropies, and answers are read back from the logits by
-`tasks.squad_postprocess`.
+`tasks.question_answering_answers`.
+
+Evaluation scores the predictions of the "predict" split with the official
+EM/F1 (`eval_results.json`); prediction writes `predictions.json`,
+`nbest_predictions.json` and, for v2.0, `null_odds.json`.
 
 Splits: "train" is `train_file` read for training (answers aligned, windows
 labelled), "predict" is `predict_file` read for prediction (every question
@@ -9,24 +13,23 @@ kept, windows carry `unique_ids` to match logits back to questions).
 """
 
 import dataclasses
-import logging
 
 import keras
 import numpy as np
 import tensorflow as tf
+from absl import logging
 
-from checkpoints.loader import load_into
 from data.question_answering.features import check_lengths, convert_examples_to_features
 from data.question_answering.squad_reader import read_squad_file
 from data.text.tokenization import FullTokenizer
 from modeling.config import BertConfig
-from modeling.encoder import BertEncoder
+from modeling.encoder_interface import ENCODER_INPUTS, build_encoder
 from modeling.task_models import BertSpanLabeler
-from tasks.base import Task
-from tasks.squad_metrics import squad_v1_scores, squad_v2_scores
-from tasks.squad_postprocess import PostprocessConfig, postprocess
-
-ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
+from tasks.array_dataset import array_dataset
+from tasks.base import FineTuningTask
+from tasks.export_meta import SQUAD_OPTIONS, ExportMeta
+from tasks.question_answering_metrics import squad_v1_scores, squad_v2_scores
+from tasks.question_answering_answers import PostprocessConfig, postprocess, write_predictions
 
 
 @dataclasses.dataclass
@@ -72,7 +75,7 @@ class SquadSplit:
         return self.squad_file.examples
 
 
-class QuestionAnsweringTask(Task):
+class QuestionAnsweringTask(FineTuningTask):
     """Datasets yield features {input_word_ids, input_mask, input_type_ids}
     int32 [batch, seq] and labels {start_positions, end_positions} int32
     [batch] ("train") or {unique_ids} int32 [batch] ("predict"); the model's
@@ -88,11 +91,16 @@ class QuestionAnsweringTask(Task):
     """
 
     SPLITS = ("train", "predict")
+    eval_splits = ("predict",)
+    test_splits = ("predict",)
+    eval_results_file = "eval_results.json"
+    eval_from_predictions = True
 
     def __init__(self, config):
         self.config = config
         self.tokenizer = FullTokenizer(config.vocab_file, config.do_lower_case)
         self._splits = {}
+        self._answers = (None, None)  # (raw predictions, their `SquadPredictions`)
 
     def split(self, name):
         """The `SquadSplit` of "train" or "predict" (read and windowed once)."""
@@ -119,11 +127,14 @@ class QuestionAnsweringTask(Task):
         return len(self.split(split).features)
 
     def build_model(self):
-        return BertSpanLabeler(BertEncoder(self.config.bert_config))
+        return BertSpanLabeler(build_encoder(self.config.bert_config))
 
-    def initialize(self, model):
-        if self.config.init_checkpoint:
-            logging.info(load_into(model, self.config.init_checkpoint).summary())
+    def input_name(self, split):
+        return self.config.train_file if split == "train" else self.config.predict_file
+
+    def has_answers(self):
+        """Whether the predict file has answers to score the predictions against."""
+        return self.split("predict").squad_file.has_answers
 
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training: shuffled, repeated, full batches. Otherwise one pass in order."""
@@ -136,14 +147,8 @@ class QuestionAnsweringTask(Task):
                       "end_positions": np.array([f.end_position for f in features], np.int32)}
         else:
             labels = {"unique_ids": np.array([f.unique_id for f in features], np.int32)}
-        dataset = tf.data.Dataset.from_tensor_slices((inputs, labels))
-        if input_context is not None:
-            dataset = dataset.shard(input_context.num_input_pipelines,
-                                    input_context.input_pipeline_id)
-            batch_size = input_context.get_per_replica_batch_size(batch_size)
-        if training:
-            dataset = dataset.shuffle(len(features), seed=self.config.seed).repeat()
-        return dataset.batch(batch_size, drop_remainder=training).prefetch(tf.data.AUTOTUNE)
+        return array_dataset(inputs, labels, batch_size, training, self.config.seed,
+                             input_context).prefetch(tf.data.AUTOTUNE)
 
     def loss(self, labels, outputs):
         """(start + end cross-entropy) / 2 per window; 0 for prediction windows,
@@ -171,12 +176,17 @@ class QuestionAnsweringTask(Task):
 
     def predictions(self, raw):
         """`SquadPredictions` of the predict split from what `Trainer.predict`
-        gathered: {unique_ids, start_logits, end_logits}."""
+        gathered: {unique_ids, start_logits, end_logits} (worked out once for
+        evaluation and prediction)."""
+        if self._answers[0] is raw:
+            return self._answers[1]
         results = {int(uid): (start, end) for uid, start, end in zip(
             raw["unique_ids"], np.asarray(raw["start_logits"], np.float32).tolist(),
             np.asarray(raw["end_logits"], np.float32).tolist())}
         split = self.split("predict")
-        return postprocess(split.examples, split.features, results, self.config.postprocess)
+        self._answers = (raw, postprocess(split.examples, split.features, results,
+                                          self.config.postprocess))
+        return self._answers[1]
 
     def score(self, squad_predictions):
         """Official EM/F1 (v2.0: with HasAns/NoAns splits and the best null
@@ -189,3 +199,12 @@ class QuestionAnsweringTask(Task):
 
     def evaluate(self, predictions):
         return self.score(self.predictions(predictions))
+
+    def write_predictions(self, split, predictions, output_dir):
+        return write_predictions(self.predictions(predictions), output_dir)
+
+    def export_meta(self):
+        config = self.config
+        return ExportMeta("squad", config.bert_config, config.vocab_file, config.do_lower_case,
+                          config.max_seq_length, doc_stride=config.doc_stride,
+                          squad={name: getattr(config, name) for name in SQUAD_OPTIONS})

@@ -7,22 +7,23 @@ each `.csv` in SWAG's layout or `.jsonl` (see `data/multiple_choice/swag_reader.
 """
 
 import dataclasses
-import logging
 import os
 
 import keras
 import numpy as np
 import tensorflow as tf
+from absl import logging
 
-from checkpoints.loader import load_into
 from data.multiple_choice.features import NO_LABEL, encode_examples
 from data.multiple_choice.swag_reader import read_multiple_choice_file
 from data.text.tokenization import FullTokenizer
 from modeling.config import BertConfig
-from modeling.encoder import BertEncoder
+from modeling.encoder_interface import build_encoder
 from modeling.task_models import BertMultipleChoice
-from tasks.base import Task
-from tasks.multiple_choice_outputs import write_predictions
+from tasks.array_dataset import array_dataset
+from tasks.base import FineTuningTask
+from tasks.export_meta import ExportMeta
+from tasks.multiple_choice_predictions import write_predictions
 
 SPLIT_NAMES = {"train": ("train",), "dev": ("val", "dev"), "test": ("test",)}
 EXTENSIONS = (".csv", ".jsonl")
@@ -56,7 +57,7 @@ class MultipleChoiceConfig:
     seed: int = 12345
 
 
-class MultipleChoiceTask(Task):
+class MultipleChoiceTask(FineTuningTask):
     """Datasets yield features {input_word_ids, input_mask, input_type_ids}
     int32 [batch, choices, seq] and labels {label: int32 [batch],
     example_index: int32 [batch]}; the model's `logits` are [batch, choices].
@@ -104,11 +105,7 @@ class MultipleChoiceTask(Task):
         dropout = self.config.dropout_rate
         if dropout is None:
             dropout = self.config.bert_config.hidden_dropout_prob
-        return BertMultipleChoice(BertEncoder(self.config.bert_config), dropout_rate=dropout)
-
-    def initialize(self, model):
-        if self.config.init_checkpoint:
-            logging.info(load_into(model, self.config.init_checkpoint).summary())
+        return BertMultipleChoice(build_encoder(self.config.bert_config), dropout_rate=dropout)
 
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training: shuffled, repeated, full batches. Otherwise one pass in order.
@@ -119,14 +116,8 @@ class MultipleChoiceTask(Task):
                              f"every example, {int((features.labels == NO_LABEL).sum())} have none")
         labels = {"label": features.labels,
                   "example_index": np.arange(len(features.labels), dtype=np.int32)}
-        dataset = tf.data.Dataset.from_tensor_slices((features.inputs, labels))
-        if input_context is not None:
-            dataset = dataset.shard(input_context.num_input_pipelines,
-                                    input_context.input_pipeline_id)
-            batch_size = input_context.get_per_replica_batch_size(batch_size)
-        if training:
-            dataset = dataset.shuffle(len(features.labels), seed=self.config.seed).repeat()
-        return dataset.batch(batch_size, drop_remainder=training).prefetch(tf.data.AUTOTUNE)
+        return array_dataset(features.inputs, labels, batch_size, training, self.config.seed,
+                             input_context).prefetch(tf.data.AUTOTUNE)
 
     def loss(self, labels, outputs):
         """Cross-entropy of the softmax over the choices; 0 for unlabelled (test) examples."""
@@ -143,8 +134,9 @@ class MultipleChoiceTask(Task):
         for metric in metrics:
             metric.update_state(labels["label"], outputs["logits"])
 
-    def write_predictions(self, split, predictions, path):
-        """Per-example probabilities and predicted index, rows put back in input order."""
+    def write_predictions(self, split, predictions, output_dir):
+        """`<split>_predictions.jsonl`: per-example probabilities and predicted index,
+        rows put back in input order."""
         examples = self.choice_file(split).examples
         order = np.asarray(predictions["example_index"])
         if not np.array_equal(np.sort(order), np.arange(len(examples))):
@@ -152,4 +144,11 @@ class MultipleChoiceTask(Task):
                              f"{len(examples)} in split {split!r}")
         logits = np.empty((len(examples), np.shape(predictions["logits"])[-1]), np.float32)
         logits[order] = predictions["logits"]
+        path = os.path.join(output_dir, f"{split}_predictions.jsonl")
         write_predictions(path, examples, logits)
+        return [path]
+
+    def export_meta(self):
+        config = self.config
+        return ExportMeta("multiple_choice", config.bert_config, config.vocab_file,
+                          config.do_lower_case, config.max_seq_length)

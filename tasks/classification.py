@@ -4,31 +4,29 @@ over the labels, or a single score with squared error for regression (STS-B).
 """
 
 import dataclasses
-import logging
-
 import keras
 import numpy as np
 import tensorflow as tf
 
-from checkpoints.loader import CheckpointMismatchError, load_into
 from data.classification.features import (cached_tfrecord, parse_batch, sort_by_length,
                                       trim_padding)
 from data.text.tokenization import FullTokenizer
 from modeling.config import BertConfig
-from modeling.encoder import BertEncoder
+from modeling.encoder_interface import build_encoder
 from modeling.task_models import BertClassifier
-from tasks.base import Task
-from tasks.glue_submission import write_submission
-from tasks.metrics_classification import compute_metrics
+from tasks.base import FineTuningTask
+from tasks.classification_submission import write_submission
+from tasks.classification_metrics import compute_metrics
+from tasks.export_meta import ExportMeta
 
-HEAD_PREFIX = "classifier/"
 _SHUFFLE_BUFFER = 100_000
 _BATCHES_PER_LENGTH_GROUP = 50
 
 
 @dataclasses.dataclass
-class SentencePredictionConfig:
-    """`reader` is a `data.classification.glue_readers.GlueReader` or `data.classification.custom_reader.CustomReader`;
+class ClassificationConfig:
+    """`reader` is a `data.classification.glue_readers.GlueReader` or
+    `data.classification.custom_reader.CustomReader`;
     cached TFRecords go to `cache_dir`."""
 
     reader: object
@@ -44,20 +42,22 @@ class SentencePredictionConfig:
     seed: int = 12345
 
 
-class SentencePredictionTask(Task):
+class ClassificationTask(FineTuningTask):
     """Datasets yield features {input_word_ids, input_mask, input_type_ids}
     int32 [batch, seq] and labels {label: int32 (float32 for regression)
     [batch], example_index: int32 [batch]}; the model's `logits` are
     [batch, num_labels] ([batch, 1] for regression).
 
     Example:
-    >>> task = SentencePredictionTask(SentencePredictionConfig(
+    >>> task = ClassificationTask(ClassificationConfig(
     ...     GlueReader("MRPC", "glue/MRPC"), "vocab.txt", config, cache_dir="/tmp/run"))
     >>> model = task.build_model(); task.initialize(model)
     >>> features, labels = next(iter(task.build_dataset("dev", 8, training=False)))
     >>> model(features)["logits"].shape
     (8, 2)
     """
+
+    eval_loss_twice = True
 
     def __init__(self, config):
         self.config = config
@@ -110,20 +110,8 @@ class SentencePredictionTask(Task):
         dropout = self.config.dropout_rate
         if dropout is None:
             dropout = self.config.bert_config.hidden_dropout_prob
-        return BertClassifier(BertEncoder(self.config.bert_config), self.num_outputs,
+        return BertClassifier(build_encoder(self.config.bert_config), self.num_outputs,
                               dropout_rate=dropout)
-
-    def initialize(self, model):
-        """Loads `init_checkpoint`; every encoder variable must come from it."""
-        if not self.config.init_checkpoint:
-            return
-        report = load_into(model, self.config.init_checkpoint)
-        logging.info(report.summary())
-        missing = [p for p in report.missing if not p.startswith(HEAD_PREFIX)]
-        if missing:
-            raise CheckpointMismatchError(
-                f"{self.config.init_checkpoint} has no value for {len(missing)} encoder "
-                f"variables, e.g. {missing[:3]}: is it a BERT checkpoint?")
 
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training: shuffled, repeated, full batches. Otherwise one pass in order.
@@ -188,8 +176,7 @@ class SentencePredictionTask(Task):
                                self.predicted(predictions["logits"]))
 
     def write_predictions(self, split, predictions, output_dir):
-        """The split's predictions in the GLUE submission format, rows in file
-        order; returns the file's path."""
+        """The split's predictions in the GLUE submission format, rows in file order."""
         examples = self.split_data(split).examples
         order = np.asarray(predictions["example_index"])
         if sorted(order.tolist()) != list(range(len(examples))):
@@ -199,4 +186,11 @@ class SentencePredictionTask(Task):
         values[order] = self.predicted(predictions["logits"])
         if not self.is_regression:
             values = [self.reader.label_list[i] for i in values]
-        return write_submission(output_dir, self.name, split, [e.guid for e in examples], values)
+        return [write_submission(output_dir, self.name, split, [e.guid for e in examples],
+                                 values)]
+
+    def export_meta(self):
+        config = self.config
+        return ExportMeta("regression" if self.is_regression else "classification",
+                          config.bert_config, config.vocab_file, config.do_lower_case,
+                          config.max_seq_length, self.reader.label_list, paired=self.reader.paired)

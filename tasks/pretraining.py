@@ -17,7 +17,7 @@ from absl import logging
 from data.pretraining import features as F
 from data.pretraining.corpus_reader import expand_input_files
 from data.pretraining.dataset import pretraining_dataset
-from modeling.encoder import BertEncoder
+from modeling.encoder_interface import build_encoder
 from modeling.pretrainer import BertPretrainer
 from tasks.base import Task
 from tasks.pretraining_losses import masked_lm_losses, next_sentence_losses, pretraining_loss
@@ -58,13 +58,8 @@ class PretrainingTask(Task):
         self.max_sequences_per_pack = max_sequences_per_pack
 
     def build_model(self):
-        encoder = BertEncoder(self.config, causal_attention=self.objective == "ltr")
+        encoder = build_encoder(self.config, causal_attention=self.objective == "ltr")
         return BertPretrainer(encoder, self.objective, packed=bool(self.max_sequences_per_pack))
-
-    def initialize(self, model):
-        if self.init_checkpoint:
-            from checkpoints.loader import load_into
-            logging.info("%s", load_into(model, self.init_checkpoint).summary())
 
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training repeats over shuffled files and records in full batches;

@@ -4,7 +4,7 @@
 `run_squad.py`'s prediction path runs in the graph: the context is split into
 words at SQuAD whitespace and into word pieces, the question is cut to
 `max_query_length` pieces, windows of the context start `doc_stride` pieces
-apart, the model scores every window, and `tasks/squad_postprocess.py`'s rules
+apart, the model scores every window, and `tasks/question_answering_answers.py`'s rules
 pick the answer (n-best search with max-context windows, the original
 `get_final_text`, and for v2.0 the null answer and its threshold).
 
@@ -23,19 +23,20 @@ import collections
 import numpy as np
 import tensorflow as tf
 
-from data.question_answering import graph_features as squad_windows
+from data.question_answering import graph_features
 from data.text.graph_segments import TextPacker
 from data.text.vocab import Vocab
-from export import squad_answers
 from export.serving_module import ServingModule, text_spec
+from tasks import question_answering_graph_answers
 
 WARMUP = (("Which city is the capital of France?",
            "Paris is the capital and most populous city of France."),
           ("", ""))
 
-SquadOptions = collections.namedtuple(
-    "SquadOptions", "max_seq_length doc_stride max_query_length n_best_size max_answer_length "
-                    "version_2_with_negative null_score_diff_threshold")
+QuestionAnsweringOptions = collections.namedtuple(
+    "QuestionAnsweringOptions",
+    "max_seq_length doc_stride max_query_length n_best_size max_answer_length "
+    "version_2_with_negative null_score_diff_threshold")
 
 _Spans = collections.namedtuple("_Spans", "keys starts ends")
 _NONE = np.int64(-1)  # offset of no answer
@@ -64,24 +65,25 @@ class SquadAnswerer:
     def __call__(self, question, context):
         options, tokenizer = self.options, self.packer.tokenizer
         num_rows = tf.size(question, tf.int64)
-        words = squad_windows.split_doc_words(context)
+        words = graph_features.split_doc_words(context)
         word_pieces = tokenizer.tokenize(words.strings).merge_dims(1, 2)  # [doc words, (pieces)]
         context_pieces = tf.RaggedTensor.from_row_splits(
             word_pieces.flat_values, tf.gather(word_pieces.row_splits, words.row_splits))
         piece_words = word_pieces.value_rowids()
         query = tokenizer.tokenize(question).merge_dims(1, 2)[:, :options.max_query_length]
-        windows = squad_windows.build_windows(query, context_pieces, options.max_seq_length,
+        windows = graph_features.build_windows(query, context_pieces, options.max_seq_length,
                                               options.doc_stride, self.packer.special)
         outputs = self.model(windows.inputs, training=False)
         start_logits, end_logits = outputs["start_logits"], outputs["end_logits"]
 
-        candidates = squad_answers.window_candidates(
-            start_logits, end_logits, windows, squad_windows.max_context(windows, context_pieces),
+        candidates = question_answering_graph_answers.window_candidates(
+            start_logits, end_logits, windows, graph_features.max_context(windows, context_pieces),
             options.n_best_size, options.max_answer_length)
-        null = squad_answers.null_candidates(start_logits, end_logits, windows, num_rows)
+        null = question_answering_graph_answers.null_candidates(start_logits, end_logits,
+                                                                windows, num_rows)
         if options.version_2_with_negative:
-            candidates = squad_answers.concat_candidates(candidates, null)
-        candidates, splits = squad_answers.ranked(candidates, num_rows)
+            candidates = question_answering_graph_answers.concat_candidates(candidates, null)
+        candidates, splits = question_answering_graph_answers.ranked(candidates, num_rows)
 
         # One padding entry at the end of each table keeps the gathers of null
         # candidates (whose spans are not used) in range for empty contexts.
@@ -109,7 +111,7 @@ class SquadAnswerer:
             pieces = tf.gather(self.piece_strings, tf.gather(
                 piece_ids, tf.ragged.range(first_piece, last_piece + 1)))
             pred = _piece_text(tf.strings.reduce_join(pieces, axis=1, separator=" "))
-            start, end = squad_answers.final_text_spans(tok, pred, orig)
+            start, end = question_answering_graph_answers.final_text_spans(tok, pred, orig)
             # orig offsets -> context offsets through the words (joined by one space).
             lengths = tf.gather(char_lengths, span_words)
             word_offsets = tf.cumsum(lengths + 1, axis=1, exclusive=True).to_tensor(tf.int64.max)
@@ -205,7 +207,8 @@ def _n_best(candidates, splits, spans, n_best_size):
     def step(rank, kept, count, kept_spans):
         live = active(rank, count)
         index = tf.where(live, splits[:-1] + rank, tf.zeros_like(rank))
-        c = squad_answers.Candidates(*(tf.gather(field, index) for field in candidates))
+        c = question_answering_graph_answers.Candidates(
+            *(tf.gather(field, index) for field in candidates))
         new = spans(c)
         seen = tf.reduce_any(tf.equal(kept_spans.keys, new.keys[:, None])
                              & (tf.range(n_best_size, dtype=tf.int64)[None, :] < count[:, None]), 1)
@@ -244,8 +247,8 @@ def _byte_offsets(texts, char_offsets):
     return tf.cast(tf.gather(bounds.flat_values, bounds.row_starts() + position), tf.int32)
 
 
-def save_squad(export_dir, model, vocab_file, do_lower_case, options):
-    """Writes the SQuAD SavedModel (`options`: a `SquadOptions`)."""
+def save_question_answering(export_dir, model, vocab_file, do_lower_case, options):
+    """Writes the SQuAD SavedModel (`options`: a `QuestionAnsweringOptions`)."""
     answerer = SquadAnswerer(model, Vocab.from_file(vocab_file), do_lower_case, options)
 
     @tf.function(input_signature=[text_spec("question"), text_spec("context")])

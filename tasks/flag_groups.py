@@ -1,0 +1,105 @@
+"""The flags several command lines share, each defined once here, with the
+original google-research/bert names. A runner calls the groups it needs, with
+its own defaults where the original's differ (SQuAD: `max_seq_length=384`),
+then its task's own flags.
+
+    define_model_flags       bert_config_file, init_checkpoint, preset
+    define_text_flags        vocab_file, do_lower_case, max_seq_length
+    define_training_flags    do_train, do_eval, train_batch_size, eval_batch_size,
+                             learning_rate (pretraining and fine-tuning)
+    define_fine_tuning_flags the training flags and data_dir, do_predict,
+                             predict_batch_size, num_train_epochs, warmup_proportion,
+                             skip_bad_rows, export_dir
+    define_export_flag       export_dir (also for the export command lines)
+
+`model_files_from_flags` and `settings_from_flags` read them back.
+"""
+
+from absl import flags
+
+from checkpoints.companion_files import resolve_model_files
+from tasks.fine_tuning import FineTuningSettings
+
+FLAGS = flags.FLAGS
+
+
+def define_model_flags():
+    flags.DEFINE_string("bert_config_file", None, "bert_config.json of the model (default: the "
+                        "config beside --init_checkpoint, or --preset).")
+    flags.DEFINE_string(
+        "init_checkpoint", None,
+        "Initial weights: a TF1 BERT checkpoint, a Hugging Face directory, a Model Garden "
+        "checkpoint, our weights.safetensors, or a run's output_dir / checkpoint prefix.")
+    flags.DEFINE_string("preset", None, "A named config (e.g. bert_base_uncased) instead of "
+                        "--bert_config_file.")
+
+
+def define_text_flags(max_seq_length=128, length_help="Tokens per example after WordPiece.",
+                      vocab_help="WordPiece vocab (default: vocab.txt beside --init_checkpoint).",
+                      lower_case=True):
+    """`max_seq_length=None` leaves that flag out; `lower_case=False` leaves out
+    `do_lower_case` (for command lines that read ids, not text)."""
+    flags.DEFINE_string("vocab_file", None, vocab_help)
+    if lower_case:
+        flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
+    if max_seq_length is not None:
+        flags.DEFINE_integer("max_seq_length", max_seq_length, length_help)
+
+
+def define_training_flags(unit="Examples", train_batch_size=32, learning_rate=5e-5,
+                          train_help="Fine-tune on the train split.",
+                          eval_help="Metrics on the dev split, to eval_results.txt.",
+                          eval_batch_size=True):
+    """`unit`: what a batch counts ("Windows" for SQuAD and NER);
+    `eval_batch_size=False` leaves that flag out (SQuAD evaluates its predictions)."""
+    flags.DEFINE_bool("do_train", False, train_help)
+    flags.DEFINE_bool("do_eval", False, eval_help)
+    flags.DEFINE_integer("train_batch_size", train_batch_size,
+                         f"{unit} per update (all replicas, all micro-batches).")
+    if eval_batch_size:
+        flags.DEFINE_integer("eval_batch_size", 8, f"{unit} per evaluation batch.")
+    flags.DEFINE_float("learning_rate", learning_rate, "Peak learning rate.")
+
+
+def define_fine_tuning_flags(unit="Examples", train_batch_size=32, learning_rate=5e-5,
+                             eval_help="Metrics on the dev split, to eval_results.txt.",
+                             predict_help="Predictions on the test split.",
+                             data_dir="Directory of the train/dev/test files.",
+                             eval_batch_size=True, skip_bad_rows=False, export_help=""):
+    """The training flags and what fine-tuning adds; `data_dir=None` leaves that
+    flag out (SQuAD names its files)."""
+    define_training_flags(unit, train_batch_size, learning_rate, eval_help=eval_help,
+                          eval_batch_size=eval_batch_size)
+    if data_dir:
+        flags.DEFINE_string("data_dir", None, data_dir)
+    flags.DEFINE_bool("do_predict", False, predict_help)
+    flags.DEFINE_integer("predict_batch_size", 8, f"{unit} per prediction batch.")
+    flags.DEFINE_float("num_train_epochs", 3.0, "Passes over the train split (may be "
+                       "fractional).")
+    flags.DEFINE_float("warmup_proportion", 0.1, "Share of the steps with linear warmup.")
+    if skip_bad_rows:
+        flags.DEFINE_bool("skip_bad_rows", False, "Skip malformed rows with a count instead of "
+                          "stopping at the first.")
+    define_export_flag("Write the serving SavedModel here after training (e.g. <base>/1)"
+                       + (f"; {export_help}" if export_help else "."))
+
+
+def define_export_flag(help_text):
+    flags.DEFINE_string("export_dir", None, help_text)
+
+
+def model_files_from_flags():
+    """(vocab file, `BertConfig`) from --vocab_file, --bert_config_file, --preset and
+    what lies beside --init_checkpoint (`checkpoints.companion_files`)."""
+    return resolve_model_files(FLAGS.vocab_file, FLAGS.bert_config_file, FLAGS.preset,
+                               FLAGS.init_checkpoint)
+
+
+def settings_from_flags(**overrides):
+    """`FineTuningSettings` from the fine-tuning flags (and `optimizer`); `overrides`
+    replace fields (e.g. a sweep's learning rate)."""
+    values = {field: FLAGS[field].value for field in (
+        "do_train", "do_eval", "do_predict", "train_batch_size", "eval_batch_size",
+        "predict_batch_size", "learning_rate", "num_train_epochs", "warmup_proportion",
+        "optimizer") if field in FLAGS}
+    return FineTuningSettings(**{**values, **overrides})
