@@ -1,7 +1,9 @@
 """XLNet's attention masks, in the original's convention: 1.0 = may NOT attend.
 
 The content stream sees what the query stream sees plus its own position; memory
-is always visible (only the causal mask of `attn_type="uni"` limits it).
+is always visible (only the causal mask of `attn_type="uni"` limits it). A query
+row that sees nothing (a first target with no unmasked context) gets uniform
+attention over every key, as in the original, which subtracts 1e30 from the scores.
 """
 
 from keras import ops
