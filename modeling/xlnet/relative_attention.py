@@ -88,7 +88,8 @@ class RelativeAttention(keras.layers.Layer):
             segment = ops.einsum("bind,snd->bnis", q_head + r_s_bias, seg_embed)
             same, other = segment[..., 0:1], segment[..., 1:2]
             scores = scores + ops.where(seg_mat[:, None], other, same)
-        scores = ops.cast(scores, "float32") * self.scale - _MASKED * mask[:, None]
+        # Keras casts float call arguments to the compute dtype; 0/1 survive any of them.
+        scores = ops.cast(scores, "float32") * self.scale - _MASKED * ops.cast(mask, "float32")[:, None]
         probs = ops.cast(ops.softmax(scores, axis=-1), q_head.dtype)
         probs = self.attention_dropout(probs, training=training)
         return ops.einsum("bnij,bjnd->bind", probs, v_head)

@@ -34,3 +34,20 @@ def test_mems_for_the_wrong_number_of_layers_are_refused():
     backbone = XLNetBackbone(TINY)
     with pytest.raises(ValueError, match="mems: expected 2 tensors"):
         backbone({"input_ids": np.zeros((2, 5), np.int32)}, mems=[np.zeros((2, 3, 32), np.float32)])
+
+
+def test_runs_under_mixed_bfloat16():
+    """Keras casts float call arguments (the masks too) to bfloat16; scores, masking
+    and softmax still run in float32. The worst-case bound of `tolerance` with
+    bfloat16's unit roundoff 2**-9 in place of float32's."""
+    config = TINY.replace(dropout=0.0, dropatt=0.0, mem_len=4)
+    inputs, _ = permutation_inputs(np.random.default_rng(0))
+    full = XLNetBackbone(config)
+    reference = np.asarray(full(inputs)["query_output"])
+    mixed = XLNetBackbone(config, dtype="mixed_bfloat16")
+    mixed.build()
+    mixed.set_weights(full.get_weights())
+    out = mixed(inputs)
+    assert out["query_output"].dtype == "bfloat16" and out["new_mems"][0].dtype == "bfloat16"
+    bound = float32_bound(config, 10, reference) * 2.0 ** (24 - 9)
+    assert np.abs(np.asarray(out["query_output"], np.float32) - reference).max() <= bound
