@@ -1,11 +1,12 @@
 """XLNetBackbone as exports and input pipelines use it: traced with unknown batch
 and length, and clear errors for inputs it cannot take."""
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling.xlnet import XLNetBackbone
+from modeling.xlnet import XLNetBackbone, XLNetLMHead
 from tests.modeling.xlnet.cases import TINY, permutation_inputs
 from tests.modeling.xlnet.tolerance import float32_bound
 
@@ -51,3 +52,15 @@ def test_runs_under_mixed_bfloat16():
     assert out["query_output"].dtype == "bfloat16" and out["new_mems"][0].dtype == "bfloat16"
     bound = float32_bound(config, 10, reference) * 2.0 ** (24 - 9)
     assert np.abs(np.asarray(out["query_output"], np.float32) - reference).max() <= bound
+
+
+def test_task_models_build_on_it_functionally():
+    """Heads are stacked on symbolic `keras.Input`s, as the BERT task models are."""
+    config = TINY.replace(dropout=0.0, dropatt=0.0)
+    backbone = XLNetBackbone(config)
+    inputs, _ = permutation_inputs(np.random.default_rng(1))
+    symbolic = {k: keras.Input((None,) * (v.ndim - 1), dtype=str(v.dtype), name=k) for k, v in inputs.items()}
+    head = XLNetLMHead(backbone.word_embedding)
+    model = keras.Model(symbolic, head(backbone(symbolic)["query_output"]))
+    direct = head(backbone(inputs)["query_output"])
+    np.testing.assert_array_equal(np.asarray(model(inputs)), np.asarray(direct))
