@@ -57,7 +57,8 @@ class RelativeAttention(keras.layers.Layer):
              target_mapping=None, training=None):
         """`pos_emb` [R, d_model] (with bi_data [b, R, d_model]); `seg_mat` bool
         [b, qlen, klen] (True: other segment) or None; `biases` = (r_w_bias,
-        r_r_bias, r_s_bias, seg_embed) of this layer."""
+        r_r_bias, r_s_bias, seg_embed) of this layer. `g` [b, num_predict,
+        d_model] comes with its `target_mapping`."""
         cat = h if mems is None else ops.concatenate([ops.cast(mems, h.dtype), h], axis=1)
         k_head = ops.einsum("bjh,hnd->bjnd", cat, self.k)
         v_head = ops.einsum("bjh,hnd->bjnd", cat, self.v)
@@ -69,12 +70,10 @@ class RelativeAttention(keras.layers.Layer):
             h, self._attend(q_head_h, heads, content_mask, training), training)
         if g is None:
             return output_h, None
-        q_head_g = ops.einsum("bmh,hnd->bmnd", g, self.q)
-        if target_mapping is not None:
-            q_head_g = ops.einsum("bmnd,bml->blnd", q_head_g, target_mapping)
+        # Queries placed at their targets' positions, so the masks index them as rows.
+        q_head_g = ops.einsum("bmnd,bml->blnd", ops.einsum("bmh,hnd->bmnd", g, self.q), target_mapping)
         attn_vec_g = self._attend(q_head_g, heads, query_mask, training)
-        if target_mapping is not None:
-            attn_vec_g = ops.einsum("blnd,bml->bmnd", attn_vec_g, target_mapping)
+        attn_vec_g = ops.einsum("blnd,bml->bmnd", attn_vec_g, target_mapping)
         return output_h, self._post_attention(g, attn_vec_g, training)
 
     def _attend(self, q_head, heads, mask, training):
