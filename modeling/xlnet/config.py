@@ -61,7 +61,8 @@ class XLNetConfig:
             if not _is_int(value) or value < 0:
                 raise XLNetConfigError(f"{name} must be a non-negative integer, got {value!r}")
         if not _is_int(self.clamp_len):
-            raise XLNetConfigError(f"clamp_len must be an integer (<= 0: no clamping), got {self.clamp_len!r}")
+            raise XLNetConfigError(
+                f"clamp_len must be an integer (<= 0: no clamping), got {self.clamp_len!r}")
         for name in ("untie_r", "bi_data", "same_length"):
             if not isinstance(getattr(self, name), bool):
                 raise XLNetConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
@@ -83,7 +84,8 @@ class XLNetConfig:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(values) - known)
         if unknown:
-            raise XLNetConfigError(f"{source}: unknown key(s) {unknown}; expected a subset of {sorted(known)}")
+            raise XLNetConfigError(
+                f"{source}: unknown key(s) {unknown}; expected a subset of {sorted(known)}")
         try:
             return cls(**values)
         except XLNetConfigError as e:

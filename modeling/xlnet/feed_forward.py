@@ -44,6 +44,7 @@ class FeedForward(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(d_model=self.d_model, d_inner=self.d_inner, ff_activation=self.ff_activation, dropout=self.dropout,
-                      initializer_range=self.initializer_range, layer_norm_eps=self.layer_norm_eps)
+        config.update(d_model=self.d_model, d_inner=self.d_inner, ff_activation=self.ff_activation,
+                      dropout=self.dropout, initializer_range=self.initializer_range,
+                      layer_norm_eps=self.layer_norm_eps)
         return config

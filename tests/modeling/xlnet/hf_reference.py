@@ -1,7 +1,6 @@
 """The reference: `transformers.XLNetLMHeadModel` (torch, CPU, eval) with random
 weights, built from one of our configs, and its outputs in our layout."""
 
-import numpy as np
 import torch
 import transformers
 

@@ -86,6 +86,7 @@ def test_weight_errors_name_the_tensor_and_shapes(references):
         load_hf_xlnet(backbone, hf_tensors(model), head)
 
 
+@pytest.mark.slow
 def test_jax_backend_matches_hugging_face(tmp_path, references):
     pytest.importorskip("jax")
     for name, (config, steps) in CASES.items():
