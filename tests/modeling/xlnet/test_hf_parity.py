@@ -122,3 +122,18 @@ def test_uni_at_batch_2_matches_hugging_face_row_by_row():
         row_steps = [{k: v[b:b + 1] for k, v in step.items()} for step in steps]
         row_ours = [{k: v[b:b + 1] for k, v in step.items()} for step in ours]
         assert_matches(config, row_steps, row_ours, run_hf(model, row_steps))
+
+
+def test_a_bare_xlnet_model_loads_and_matches(references):
+    """`XLNetModel` tensors carry no `transformer.` prefix and no LM head."""
+    config, steps = CASES["two_stream"]
+    bare = references["two_stream"][0].transformer
+    backbone, _ = build_ours(config)
+    load_hf_xlnet(backbone, {k: v.numpy() for k, v in bare.state_dict().items()})
+    inputs = {k: torch.from_numpy(v) for k, v in steps[0].items()}
+    with torch.no_grad():
+        theirs = bare(input_ids=inputs["input_ids"].long(), token_type_ids=inputs["segment_ids"].long(),
+                      input_mask=inputs["input_mask"], perm_mask=inputs["perm_mask"],
+                      target_mapping=inputs["target_mapping"]).last_hidden_state.numpy()
+    ours = np.asarray(backbone(steps[0])["query_output"])
+    assert np.abs(ours - theirs).max() <= min(ISSUE_BOUND, float32_bound(config, 10, theirs))
