@@ -1,4 +1,5 @@
-"""Hugging Face `XLNetModel` / `XLNetLMHeadModel` tensors -> our `XLNetBackbone` (and LM head).
+"""Hugging Face `XLNetModel` / `XLNetLMHeadModel` / `XLNetForSequenceClassification`
+tensors -> our `XLNetBackbone` (and LM head or sequence classification head).
 
 Hugging Face keeps every bias per layer (`transformer.layer.{i}.rel_attn.r_w_bias`);
 the original, and we, keep them as one [n_layer, ...] variable, or one shared
@@ -19,9 +20,9 @@ class XLNetWeightsError(ValueError):
     """HF tensors that do not fit the model; the message names the tensor and both shapes."""
 
 
-def load_hf_xlnet(backbone, tensors, lm_head=None):
-    """Assigns HF tensors (name -> array) to a built `backbone` (and `lm_head`), strictly:
-    every variable set, every tensor used."""
+def load_hf_xlnet(backbone, tensors, lm_head=None, classification_head=None):
+    """Assigns HF tensors (name -> array) to a built `backbone` (and `lm_head`,
+    `classification_head`), strictly: every variable set, every tensor used."""
     tensors = {re.sub(r"^transformer\.", "", k): np.asarray(v) for k, v in tensors.items()
                if k not in _TIED}
     untie_r = backbone.config.untie_r
@@ -29,6 +30,11 @@ def load_hf_xlnet(backbone, tensors, lm_head=None):
                "mask_emb": (backbone.mask_emb, False)}
     if lm_head is not None:
         targets["lm_loss.bias"] = (lm_head.bias, False)
+    if classification_head is not None:
+        for hf, dense in (("sequence_summary.summary", classification_head.summary),
+                          ("logits_proj", classification_head.logits_proj.dense)):
+            targets[f"{hf}.weight"] = (dense.kernel, True)
+            targets[f"{hf}.bias"] = (dense.bias, False)
     per_layer = {name: [] for name in _BIASES + ("seg_embed",)}
     for i, block in enumerate(backbone.blocks):
         prefix = f"layer.{i}."

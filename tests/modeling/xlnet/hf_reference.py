@@ -1,5 +1,6 @@
-"""The reference: `transformers.XLNetLMHeadModel` (torch, CPU, eval) with random
-weights, built from one of our configs, and its outputs in our layout."""
+"""The reference: `transformers.XLNetLMHeadModel` (or another XLNet class: torch,
+CPU, eval) with random weights, built from one of our configs, and its outputs in
+our layout."""
 
 import torch
 import transformers
@@ -7,14 +8,15 @@ import transformers
 WEIGHT_STD = 0.2  # large enough that attention is far from uniform at d_head 8
 
 
-def hf_model(config, seed=0):
+def hf_model(config, seed=0, model_class=transformers.XLNetLMHeadModel, **head_options):
     hf_config = transformers.XLNetConfig(
         vocab_size=config.n_token, d_model=config.d_model, n_layer=config.n_layer,
         n_head=config.n_head, d_inner=config.d_inner, ff_activation=config.ff_activation,
         attn_type=config.attn_type, bi_data=config.bi_data, clamp_len=config.clamp_len,
         same_length=config.same_length, mem_len=config.mem_len or None,
-        reuse_len=config.reuse_len or None, dropout=0.0, layer_norm_eps=config.layer_norm_eps)
-    model = transformers.XLNetLMHeadModel(hf_config).eval()
+        reuse_len=config.reuse_len or None, dropout=0.0, layer_norm_eps=config.layer_norm_eps,
+        **head_options)
+    model = model_class(hf_config).eval()
     generator = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for name, param in model.named_parameters():
