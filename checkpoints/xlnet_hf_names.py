@@ -51,14 +51,14 @@ def load_hf_xlnet(backbone, tensors, lm_head=None, classification_head=None):
             per_layer[name].append(_pop(tensors, f"{prefix}rel_attn.{name}"))
     for name, values in per_layer.items():
         if untie_r or name == "seg_embed":
-            _assign(getattr(backbone, name), np.stack(values), f"layer.*.rel_attn.{name}")
+            assign(getattr(backbone, name), np.stack(values), f"layer.*.rel_attn.{name}")
         else:
             if any(not np.array_equal(values[0], v) for v in values[1:]):
                 raise XLNetWeightsError(f"untie_r is off but layer.*.rel_attn.{name} differs between layers")
-            _assign(getattr(backbone, name), values[0], f"layer.0.rel_attn.{name}")
+            assign(getattr(backbone, name), values[0], f"layer.0.rel_attn.{name}")
     for name, (variable, transposed) in targets.items():
         value = _pop(tensors, name)
-        _assign(variable, value.T if transposed else value, name)
+        assign(variable, value.T if transposed else value, name)
     if tensors:
         raise XLNetWeightsError(f"unused tensors: {sorted(tensors)}")
 
@@ -69,7 +69,7 @@ def _pop(tensors, name):
     return tensors.pop(name)
 
 
-def _assign(variable, value, name):
+def assign(variable, value, name):
     if tuple(variable.shape) != value.shape:
         raise XLNetWeightsError(
             f"{name}: tensor shape {value.shape} does not fit {variable.path} {tuple(variable.shape)}")
