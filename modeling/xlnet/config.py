@@ -1,0 +1,128 @@
+"""`XLNetConfig`: the original `xlnet_config.json` (model size) plus the run
+options the original passes as flags (memory, attention type, dropout), validated,
+and named presets."""
+
+import dataclasses
+import json
+
+from utils.files import atomic_write_text, read_json_object
+
+_ACTIVATIONS = ("gelu", "gelu_new", "gelu_tanh", "relu")
+_ATTENTION_TYPES = ("bi", "uni")
+
+
+class XLNetConfigError(ValueError):
+    """A config that cannot describe an XLNet; the message names the field."""
+
+
+@dataclasses.dataclass(frozen=True)
+class XLNetConfig:
+    """Hyper-parameters of an XLNet, field names as in the original code.
+
+    The first eight are `xlnet_config.json`; the rest are the original's
+    `RunConfig` flags. `ff_activation="gelu"` is the exact erf GELU (as Hugging
+    Face and this project's BERT); the original TensorFlow code computed the
+    tanh approximation, which `"gelu_new"` reproduces. `mem_len=0` caches no
+    memory; `reuse_len=0` caches the whole segment.
+
+    Example:
+    >>> config = XLNetConfig.from_preset("xlnet_base_cased")
+    >>> config.n_layer, config.d_model
+    (12, 768)
+    >>> XLNetConfig.from_json_file("xlnet_cased_L-12_H-768_A-12/xlnet_config.json")
+    """
+
+    n_token: int = 32000
+    n_layer: int = 12
+    d_model: int = 768
+    n_head: int = 12
+    d_head: int = 64
+    d_inner: int = 3072
+    ff_activation: str = "gelu"
+    untie_r: bool = True
+    mem_len: int = 0
+    reuse_len: int = 0
+    bi_data: bool = False
+    clamp_len: int = -1
+    same_length: bool = False
+    attn_type: str = "bi"
+    dropout: float = 0.1
+    dropatt: float = 0.1
+    initializer_range: float = 0.02
+    layer_norm_eps: float = 1e-12
+
+    def __post_init__(self):
+        for name in ("n_token", "n_layer", "d_model", "n_head", "d_head", "d_inner"):
+            value = getattr(self, name)
+            if not _is_int(value) or value <= 0:
+                raise XLNetConfigError(f"{name} must be a positive integer, got {value!r}")
+        for name in ("mem_len", "reuse_len"):
+            value = getattr(self, name)
+            if not _is_int(value) or value < 0:
+                raise XLNetConfigError(f"{name} must be a non-negative integer, got {value!r}")
+        if not _is_int(self.clamp_len):
+            raise XLNetConfigError(
+                f"clamp_len must be an integer (<= 0: no clamping), got {self.clamp_len!r}")
+        for name in ("untie_r", "bi_data", "same_length"):
+            if not isinstance(getattr(self, name), bool):
+                raise XLNetConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        for name in ("dropout", "dropatt"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
+                raise XLNetConfigError(f"{name} must be in [0, 1), got {value!r}")
+        for name in ("initializer_range", "layer_norm_eps"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise XLNetConfigError(f"{name} must be > 0, got {value!r}")
+        if self.ff_activation not in _ACTIVATIONS:
+            raise XLNetConfigError(f"ff_activation {self.ff_activation!r} is not one of {_ACTIVATIONS}")
+        if self.attn_type not in _ATTENTION_TYPES:
+            raise XLNetConfigError(f"attn_type {self.attn_type!r} is not one of {_ATTENTION_TYPES}")
+
+    @classmethod
+    def from_dict(cls, values, source="config"):
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise XLNetConfigError(
+                f"{source}: unknown key(s) {unknown}; expected a subset of {sorted(known)}")
+        try:
+            return cls(**values)
+        except XLNetConfigError as e:
+            raise XLNetConfigError(f"{source}: {e}") from None
+
+    @classmethod
+    def from_json_file(cls, path):
+        return cls.from_dict(read_json_object(path, XLNetConfigError), source=path)
+
+    @classmethod
+    def from_preset(cls, name):
+        if name not in XLNET_PRESETS:
+            raise XLNetConfigError(
+                f"unknown preset {name!r}; known presets: {', '.join(sorted(XLNET_PRESETS))}")
+        return XLNET_PRESETS[name]
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    def to_json_string(self):
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
+
+    def to_json_file(self, path):
+        atomic_write_text(path, self.to_json_string())
+
+    def replace(self, **changes):
+        return dataclasses.replace(self, **changes)
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+XLNET_PRESETS = {
+    # The released models (Yang et al. 2019): cased, SentencePiece vocabulary of 32000.
+    "xlnet_base_cased": XLNetConfig(),
+    "xlnet_large_cased": XLNetConfig(n_layer=24, d_model=1024, n_head=16, d_head=64, d_inner=4096),
+    # For tests and demos: every part of the architecture, small enough to run in a moment.
+    "xlnet_tiny": XLNetConfig(n_token=100, n_layer=2, d_model=32, n_head=4, d_head=8, d_inner=64),
+}
