@@ -1,9 +1,8 @@
 """`BertConfig`: the original `bert_config.json`, validated, plus named presets."""
 
 import dataclasses
-import json
 
-from utils.files import atomic_write_text, read_json_object
+from modeling.json_config import JsonConfig
 
 _ACTIVATIONS = ("gelu", "gelu_new", "gelu_tanh", "relu", "tanh", "swish", "silu")
 
@@ -13,7 +12,7 @@ class ConfigError(ValueError):
 
 
 @dataclasses.dataclass(frozen=True)
-class BertConfig:
+class BertConfig(JsonConfig):
     """Hyper-parameters of a BERT encoder, field names as in `bert_config.json`.
 
     Example:
@@ -22,6 +21,8 @@ class BertConfig:
     (768, 12)
     >>> BertConfig.from_json_file("uncased_L-12_H-768_A-12/bert_config.json")
     """
+
+    error = ConfigError  # not a field: no annotation
 
     vocab_size: int = 30522
     hidden_size: int = 768
@@ -84,27 +85,8 @@ class BertConfig:
             raise ConfigError(f"{source}: {e}") from None
 
     @classmethod
-    def from_json_file(cls, path):
-        values = read_json_object(path, ConfigError)
-        return cls.from_dict(values, source=path)
-
-    @classmethod
-    def from_preset(cls, name):
-        if name not in PRESETS:
-            raise ConfigError(f"unknown preset {name!r}; known presets: {', '.join(sorted(PRESETS))}")
-        return PRESETS[name]
-
-    def to_dict(self):
-        return dataclasses.asdict(self)
-
-    def to_json_string(self):
-        return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
-
-    def to_json_file(self, path):
-        atomic_write_text(path, self.to_json_string())
-
-    def replace(self, **changes):
-        return dataclasses.replace(self, **changes)
+    def presets(cls):
+        return PRESETS
 
 
 def _small_bert_presets():

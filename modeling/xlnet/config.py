@@ -3,9 +3,8 @@ options the original passes as flags (memory, attention type, dropout), validate
 and named presets."""
 
 import dataclasses
-import json
 
-from utils.files import atomic_write_text, read_json_object
+from modeling.json_config import JsonConfig
 
 _ACTIVATIONS = ("gelu", "gelu_new", "gelu_tanh", "relu")
 _ATTENTION_TYPES = ("bi", "uni")
@@ -16,7 +15,7 @@ class XLNetConfigError(ValueError):
 
 
 @dataclasses.dataclass(frozen=True)
-class XLNetConfig:
+class XLNetConfig(JsonConfig):
     """Hyper-parameters of an XLNet, field names as in the original code.
 
     The first eight are `xlnet_config.json`; the rest are the original's
@@ -31,6 +30,8 @@ class XLNetConfig:
     (12, 768)
     >>> XLNetConfig.from_json_file("xlnet_cased_L-12_H-768_A-12/xlnet_config.json")
     """
+
+    error = XLNetConfigError  # not a field: no annotation
 
     n_token: int = 32000
     n_layer: int = 12
@@ -92,27 +93,8 @@ class XLNetConfig:
             raise XLNetConfigError(f"{source}: {e}") from None
 
     @classmethod
-    def from_json_file(cls, path):
-        return cls.from_dict(read_json_object(path, XLNetConfigError), source=path)
-
-    @classmethod
-    def from_preset(cls, name):
-        if name not in XLNET_PRESETS:
-            raise XLNetConfigError(
-                f"unknown preset {name!r}; known presets: {', '.join(sorted(XLNET_PRESETS))}")
-        return XLNET_PRESETS[name]
-
-    def to_dict(self):
-        return dataclasses.asdict(self)
-
-    def to_json_string(self):
-        return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
-
-    def to_json_file(self, path):
-        atomic_write_text(path, self.to_json_string())
-
-    def replace(self, **changes):
-        return dataclasses.replace(self, **changes)
+    def presets(cls):
+        return XLNET_PRESETS
 
 
 def _is_int(value):
