@@ -4,14 +4,16 @@
 
 reads `export_meta.json` (see `tasks/export_meta.py`) and the newest
 checkpoint in `--output_dir` (or `--checkpoint`, any layout
-`checkpoints.loader` reads), rebuilds the task model in float32 and writes
-the task's SavedModel (`export/serving_*.py`) to `--export_dir`. TF Serving
+`checkpoints.loader` reads), rebuilds the task model in float32 from the
+Keras config recorded there and writes the task's SavedModel (the
+`export/serving_*.py` that `SERVING` names) to `--export_dir`. TF Serving
 wants it under a numbered version directory of the model's base path, as
 above. The fine-tuning runners call `export_after_training`, which leaves
 `export_meta.json` in their output_dir and, with their `--export_dir`, writes
 the SavedModel from the newest checkpoint right away.
 """
 
+import keras
 from absl import app, flags, logging
 
 from checkpoints.loader import load_into
@@ -22,7 +24,8 @@ from export.serving_tagging import save_tagging
 from modeling.encoder_interface import build_encoder
 from modeling.task_models import (BertClassifier, BertMultipleChoice, BertSpanLabeler,
                                   BertTokenClassifier)
-from tasks.export_meta import NER_DOC_STRIDE, read_export_meta, write_export_meta
+from tasks.export_meta import (EXPORT_META_FILE, NER_DOC_STRIDE, read_export_meta,
+                               write_export_meta)
 from tasks.flag_groups import define_export_flag
 
 
@@ -31,7 +34,21 @@ class ExportError(ValueError):
 
 
 def build_task_model(meta):
-    """A fresh float32 model of `meta.task`, shaped as the runner built it."""
+    """A fresh float32 model of `meta`, shaped as the runner built it: from its
+    recorded Keras config, whatever its class or encoder family."""
+    if meta.task_model is None:
+        return _task_model_from_fields(meta)
+    policy = keras.config.dtype_policy()
+    keras.config.set_dtype_policy("float32")
+    try:
+        return keras.saving.deserialize_keras_object(meta.task_model)
+    finally:
+        keras.config.set_dtype_policy(policy)
+
+
+def _task_model_from_fields(meta):
+    """The reader for export_meta.json files written before `task_model` existed:
+    BERT task models rebuilt from `task`, `bert_config` and `label_list`."""
     encoder = build_encoder(meta.bert_config, causal_attention=meta.causal_attention,
                             dtype="float32")
     if meta.task == "classification":
@@ -67,24 +84,46 @@ def _assign(model, weights):
                           f"{type(model).__name__}: " + ", ".join(untrained))
 
 
+def _text(meta):
+    return meta.vocab_file, meta.do_lower_case, meta.max_seq_length
+
+
+def _save_classification(export_dir, model, meta):
+    labels = meta.label_list if meta.task == "classification" else None
+    return save_classification(export_dir, model, *_text(meta), labels, meta.paired)
+
+
+def _save_tagging(export_dir, model, meta):
+    return save_tagging(export_dir, model, *_text(meta), meta.label_list,
+                        meta.doc_stride or NER_DOC_STRIDE)
+
+
+def _save_multiple_choice(export_dir, model, meta):
+    return save_multiple_choice(export_dir, model, *_text(meta))
+
+
+def _save_question_answering(export_dir, model, meta):
+    options = QuestionAnsweringOptions(max_seq_length=meta.max_seq_length,
+                                       doc_stride=meta.doc_stride, **meta.squad)
+    return save_question_answering(export_dir, model, meta.vocab_file, meta.do_lower_case, options)
+
+
+# export_meta.json's `task` -> the serving module's save function.
+SERVING = {"classification": _save_classification, "regression": _save_classification,
+           "ner": _save_tagging, "multiple_choice": _save_multiple_choice,
+           "squad": _save_question_answering}
+
+
 def export_model(meta, export_dir, weights):
     """Writes the SavedModel of `meta.task` with `weights` (a checkpoint path or
     the trained Keras model) to `export_dir`; returns its path."""
+    save = SERVING.get(meta.task)
+    if save is None:
+        raise ExportError(f"{EXPORT_META_FILE}: task {meta.task!r} has no serving module; "
+                          f"export/export_model.py SERVING knows {sorted(SERVING)}")
     model = build_task_model(meta)
     _assign(model, weights)
-    text = (meta.vocab_file, meta.do_lower_case, meta.max_seq_length)
-    if meta.task in ("classification", "regression"):
-        labels = meta.label_list if meta.task == "classification" else None
-        return save_classification(export_dir, model, *text, labels, meta.paired)
-    if meta.task == "ner":
-        return save_tagging(export_dir, model, *text, meta.label_list,
-                        meta.doc_stride or NER_DOC_STRIDE)
-    if meta.task == "multiple_choice":
-        return save_multiple_choice(export_dir, model, *text)
-    options = QuestionAnsweringOptions(max_seq_length=meta.max_seq_length,
-                                       doc_stride=meta.doc_stride,
-                                       **meta.squad)
-    return save_question_answering(export_dir, model, meta.vocab_file, meta.do_lower_case, options)
+    return save(export_dir, model, meta)
 
 
 def export_for_runner(model, meta, export_dir):

@@ -23,7 +23,8 @@ and a `FineTuningTask` adds:
     write_predictions(split, predictions, output_dir)
                                              the prediction files; returns their paths
     export_meta()                            the `ExportMeta` of the fine-tuned model,
-                                             None when it cannot be exported
+                                             None when it cannot be exported; it records
+                                             `task_model_config()`
 
 Tasks make their encoder with `modeling.encoder_interface.build_encoder` and
 rely only on that interface's inputs and outputs; their text side is still
@@ -32,6 +33,7 @@ WordPiece (`FullTokenizer`).
 
 import abc
 
+import keras
 from absl import logging
 
 from checkpoints.loader import CheckpointMismatchError, load_into
@@ -121,6 +123,11 @@ class FineTuningTask(Task):
     def write_predictions(self, split, predictions, output_dir):
         """Writes `split`'s prediction file(s) into `output_dir` from what the
         trainer's predict loop gathered; returns the list of paths written."""
+
+    def task_model_config(self):
+        """The Keras config of the model `build_model` makes, for `export_meta.json`:
+        the export rebuilds the model from it without knowing its class or family."""
+        return keras.saving.serialize_keras_object(self.build_model())
 
     @abc.abstractmethod
     def export_meta(self):

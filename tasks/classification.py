@@ -193,4 +193,5 @@ class ClassificationTask(FineTuningTask):
         config = self.config
         return ExportMeta("regression" if self.is_regression else "classification",
                           config.bert_config, config.vocab_file, config.do_lower_case,
-                          config.max_seq_length, self.reader.label_list, paired=self.reader.paired)
+                          config.max_seq_length, self.reader.label_list, paired=self.reader.paired,
+                          task_model=self.task_model_config())

@@ -15,6 +15,11 @@ The contract (JSON object; runners write it with `write_export_meta`):
     doc_stride              squad and ner: pieces between window starts (ner default 64)
     squad                   squad only: {max_query_length, n_best_size, max_answer_length,
                             version_2_with_negative, null_score_diff_threshold}
+    task_model              the task model's Keras config (`keras.saving.serialize_keras_object`,
+                            encoder config inside); the export rebuilds the model from it
+                            whatever its class or encoder family. Files written before this
+                            field existed lack it: their model is rebuilt from `task`,
+                            `bert_config`, `causal_attention` and `label_list`
 
 `vocab.txt` is copied beside it, so the output_dir is self-contained. The
 fine-tuned weights are the run's checkpoints (`checkpoints.loader` reads an
@@ -56,8 +61,12 @@ class ExportMeta:
     doc_stride: int = None
     squad: dict = None
     causal_attention: bool = False
+    task_model: dict = None
 
     def __post_init__(self):
+        if self.task_model is not None and not isinstance(self.task_model, dict):
+            raise ExportMetaError("task_model must be a Keras config object, not "
+                                  f"{type(self.task_model).__name__}")
         if self.task not in TASKS:
             raise ExportMetaError(f"task {self.task!r} is not one of {TASKS}")
         if self.task in ("classification", "ner") and not self.label_list:

@@ -151,4 +151,5 @@ class MultipleChoiceTask(FineTuningTask):
     def export_meta(self):
         config = self.config
         return ExportMeta("multiple_choice", config.bert_config, config.vocab_file,
-                          config.do_lower_case, config.max_seq_length)
+                          config.do_lower_case, config.max_seq_length,
+                          task_model=self.task_model_config())

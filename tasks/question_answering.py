@@ -207,4 +207,5 @@ class QuestionAnsweringTask(FineTuningTask):
         config = self.config
         return ExportMeta("squad", config.bert_config, config.vocab_file, config.do_lower_case,
                           config.max_seq_length, doc_stride=config.doc_stride,
-                          squad={name: getattr(config, name) for name in SQUAD_OPTIONS})
+                          squad={name: getattr(config, name) for name in SQUAD_OPTIONS},
+                          task_model=self.task_model_config())

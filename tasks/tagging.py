@@ -223,7 +223,8 @@ class TaggingTask(FineTuningTask):
         if config.feature_based:
             return None
         return ExportMeta("ner", config.bert_config, config.vocab_file, config.do_lower_case,
-                          config.max_seq_length, tuple(self.labels), doc_stride=config.doc_stride)
+                          config.max_seq_length, tuple(self.labels), doc_stride=config.doc_stride,
+                          task_model=self.task_model_config())
 
 
 def _trim_to_longest(features, labels):
