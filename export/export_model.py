@@ -42,6 +42,8 @@ def build_task_model(meta):
     keras.config.set_dtype_policy("float32")
     try:
         return keras.saving.deserialize_keras_object(meta.task_model)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ExportError(f"{EXPORT_META_FILE}: task_model: {e}") from None
     finally:
         keras.config.set_dtype_policy(policy)
 

@@ -2,6 +2,7 @@
 Keras config recorded there (any class, any dtype policy it trained under),
 and files written before the field existed still export as before."""
 
+import dataclasses
 import json
 
 import keras
@@ -135,3 +136,10 @@ def test_old_format_export_meta_still_exports_identically(tmp_path, uncased_voca
     for key in keys:
         np.testing.assert_array_equal(arrays["old/" + key], arrays["new/" + key])
     np.testing.assert_allclose(arrays["new/probabilities"], expected, atol=1e-5)
+
+
+def test_unreadable_task_model_names_the_file_and_field(uncased_vocab_file):
+    meta = dataclasses.replace(_meta("regression", uncased_vocab_file),
+                               task_model={"class_name": "NoSuchModel", "config": {}})
+    with pytest.raises(ExportError, match="export_meta.json: task_model: .*NoSuchModel"):
+        build_task_model(meta)
