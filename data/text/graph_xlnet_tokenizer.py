@@ -11,9 +11,10 @@ Final_Sigma rule (`graph_tokenizer._with_final_sigmas`). tensorflow_text's
 """
 
 import functools
-import re
+import unicodedata
 
 import numpy as np
+import sentencepiece as spm
 import tensorflow as tf
 import tensorflow_text as text
 
@@ -21,8 +22,6 @@ from data.text import unicode_tables as ut
 from data.text.graph_tokenizer import _with_final_sigmas
 from data.text.sentencepiece_vocab import check_special_symbols
 from data.text.xlnet_tokenizer import SPIECE_UNDERLINE
-
-import sentencepiece as spm
 
 _TEXTS = tf.TensorSpec([None], tf.string)
 
@@ -64,7 +63,6 @@ def _char_map(fn):
 
 @functools.lru_cache(maxsize=None)
 def _accent_map():
-    import unicodedata
     return _char_map(lambda c: "".join(
         d for d in unicodedata.normalize("NFKD", c) if not unicodedata.combining(d)))
 

@@ -133,3 +133,12 @@ def test_command_line_writes_the_model(tmp_path):
     bad = subprocess.run(run[:2] + [f"--input_file={_write(tmp_path / 'e.txt', [''])}"] + run[3:],
                          cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode != 0 and "empty corpus" in bad.stderr and "e.txt" in bad.stderr
+
+
+def test_graph_tokenizer_survives_a_saved_model(prose_model, tmp_path):
+    import tensorflow as tf
+    from data.text.graph_xlnet_tokenizer import GraphXLNetTokenizer
+    tf.saved_model.save(GraphXLNetTokenizer(prose_model, lower=True), str(tmp_path / "tok"))
+    loaded = tf.saved_model.load(str(tmp_path / "tok"))
+    python = XLNetTokenizer(prose_model, lower=True)
+    assert loaded.tokenize(tf.constant(SENTENCES)).to_list() == [python.encode_ids(s) for s in SENTENCES]
