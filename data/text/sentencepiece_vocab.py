@@ -46,14 +46,17 @@ def train_sentencepiece(input_files, model_file, vocab_size, character_coverage=
     `model_file` atomically; returns the serialized model."""
     sentences = read_sentences(expand_input_files(input_files))
     model = io.BytesIO()
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(sentences), model_writer=model, model_type="unigram",
-        vocab_size=vocab_size, character_coverage=character_coverage,
-        unk_id=0, bos_id=1, eos_id=2, pad_id=-1,
-        control_symbols=",".join(CONTROL_SYMBOLS),
-        user_defined_symbols=",".join(USER_DEFINED_SYMBOLS),
-        hard_vocab_limit=hard_vocab_limit, seed_sentencepiece_size=seed_sentencepiece_size,
-        shuffle_input_sentence=True, minloglevel=2)
+    try:
+        spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(sentences), model_writer=model, model_type="unigram",
+            vocab_size=vocab_size, character_coverage=character_coverage,
+            unk_id=0, bos_id=1, eos_id=2, pad_id=-1,
+            control_symbols=",".join(CONTROL_SYMBOLS),
+            user_defined_symbols=",".join(USER_DEFINED_SYMBOLS),
+            hard_vocab_limit=hard_vocab_limit, seed_sentencepiece_size=seed_sentencepiece_size,
+            shuffle_input_sentence=True, minloglevel=2)
+    except RuntimeError as e:  # e.g. a vocab_size the corpus cannot fill
+        raise CorpusError(f"{input_files}: sentencepiece could not learn a model: {e}") from None
     data = model.getvalue()
     check_special_symbols(spm.SentencePieceProcessor(model_proto=data), model_file)
     atomic_write_bytes(model_file, data)

@@ -142,3 +142,9 @@ def test_graph_tokenizer_survives_a_saved_model(prose_model, tmp_path):
     loaded = tf.saved_model.load(str(tmp_path / "tok"))
     python = XLNetTokenizer(prose_model, lower=True)
     assert loaded.tokenize(tf.constant(SENTENCES)).to_list() == [python.encode_ids(s) for s in SENTENCES]
+
+
+def test_vocab_larger_than_the_corpus_allows_is_a_clear_error(tmp_path):
+    corpus = _write(tmp_path / "small.txt", ["a b c", "d e f"])
+    with pytest.raises(CorpusError, match=r"small.txt: sentencepiece could not learn.*Vocabulary size too high"):
+        train_sentencepiece(corpus, str(tmp_path / "spiece.model"), 500)
