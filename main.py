@@ -8,13 +8,13 @@
 2. a WordPiece vocabulary learned from it, and pretraining TFRecords,
 3. pretrain a 2-layer BERT (masked LM + next sentence) and score it on the
    held-out modules,
-4. fine-tune the same sentence-pair classifier twice with the same budget, from
-   the pretrained weights and from random initialisation, on 160 labelled pairs
-   from held-out modules ("does the second sentence continue the first?"), and
-   score both on 1,000 dev pairs from other held-out modules,
+4. fine-tune the same sentence classifier twice with the same budget, from the
+   pretrained weights and from random initialisation, on 160 labelled sentences
+   from held-out modules ("a real sentence, or its words scrambled?"), and score
+   both on 1,000 dev sentences from other held-out modules,
 5. export the classifier SavedModel (raw text in) and the TF Hub encoder pair,
 6. load the SavedModel in a fresh process that imports only TensorFlow and
-   tensorflow_text and classify a few pairs,
+   tensorflow_text and classify a few sentences,
 then print a summary of what was built, where, the metrics and the timings.
 Nothing is downloaded.
 """
@@ -29,35 +29,31 @@ import subprocess
 import sys
 import time
 
-from demo.progress import StageError, run_stage
+from demo.progress import StageError, last_logged_values, run_stage
 from demo.stdlib_corpus import write_corpus
 from utils.files import atomic_write_text
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-LABELLED_DIR = os.path.join(ROOT, "assets", "demo_continuation")
+LABELLED_DIR = os.path.join(ROOT, "assets", "demo_word_order")
 SEQ_LENGTH = 48
 MAX_PREDICTIONS = 7
 VOCAB_SIZE = 1500
-PRETRAIN_BATCH = 32
+PRETRAIN_BATCH = 128
 FINE_TUNE_BATCH = 16
 # H=64 trains about 4x more examples per second than H=128 on two cores; without
 # dropout the short pretraining leaves the unigram plateau sooner (same config for both fine-tunings).
 MODEL = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 256,
          "max_position_embeddings": SEQ_LENGTH, "hidden_dropout_prob": 0.0,
          "attention_probs_dropout_prob": 0.0}
-PAIRS = [("Return the number of bytes written to the file.",
-          "If the file is closed, a ValueError is raised."),
-         ("Return the number of bytes written to the file.",
-          "The event loop runs until the future is done."),
-         ("Create a new thread that runs the given function.",
-          "The thread starts when its start() method is called.")]
+SENTENCES = ["Return the number of bytes written to the file.",
+             "the file. bytes Return of to written number the",
+             "The thread starts when its start() method is called."]
 
 SERVE_IN_FRESH_PROCESS = """
 import json, sys, tensorflow as tf, tensorflow_text  # noqa: F401  (registers the in-graph tokenizer ops)
 model = tf.saved_model.load(sys.argv[1])
-pairs = json.loads(sys.argv[2])
-outputs = model.signatures["serving_default"](text_a=tf.constant([a for a, _ in pairs]),
-                                              text_b=tf.constant([b for _, b in pairs]))
+sentences = json.loads(sys.argv[2])
+outputs = model.signatures["serving_default"](text_a=tf.constant(sentences))
 print("SERVED " + json.dumps([[label.decode(), float(p.max())] for label, p in
                               zip(outputs["label_names"].numpy(), outputs["probabilities"].numpy())]))
 """
@@ -83,7 +79,7 @@ def majority_share(records_log):
 
 def budgets(quick):
     """Corpus modules, pretraining steps and fine-tuning epochs: `--quick` only checks that every stage runs."""
-    return (40, 20, 1.0) if quick else (None, 2000, 5.0)
+    return (40, 20, 1.0) if quick else (None, 4000, 10.0)
 
 
 def main():
@@ -95,7 +91,7 @@ def main():
     work = os.path.abspath(args.work_dir)
     # A fresh start: the runners resume from what they find, and a rerun should redo everything.
     shutil.rmtree(work, ignore_errors=True)
-    max_documents, pretrain_steps, epochs = budgets(args.quick)
+    max_modules, pretrain_steps, epochs = budgets(args.quick)
     paths = {name: os.path.join(work, name) for name in (
         "corpus.txt", "held_out.txt", "vocab.txt", "bert_config.json", "pretraining.tfrecord",
         "held_out.tfrecord", "pretrain", "pretrain_eval", "classifier", "scratch", "serving", "hub", "logs")}
@@ -108,11 +104,12 @@ def main():
         timings[name] = run_stage(name, args, log, ROOT, env, batch_size)
 
     print("=== corpus", flush=True)
-    documents, size = write_corpus(paths["corpus.txt"], max_documents)
-    held_documents, held_size = write_corpus(paths["held_out.txt"], max_documents, held=True)
+    modules, documents, size = write_corpus(paths["corpus.txt"], max_modules)
+    held_modules, _, held_size = write_corpus(paths["held_out.txt"], max_modules, held=True)
     timings["corpus"] = time.time() - start
-    print(f"  {documents} modules, {size / 1e6:.1f} MB of standard-library docstrings; "
-          f"{held_documents} held-out modules ({held_size / 1e6:.2f} MB) to score pretraining on", flush=True)
+    print(f"  {documents} docstrings of {modules} modules, {size / 1e6:.1f} MB of standard-library "
+          f"docstrings; {held_modules} held-out modules ({held_size / 1e6:.2f} MB) to score pretraining on",
+          flush=True)
     stage("vocabulary", [
         "build_vocab.py", f"--input_file={paths['corpus.txt']}", f"--output_file={paths['vocab.txt']}",
         f"--vocab_size={VOCAB_SIZE}", "--num_unused=0", "--lower_thresh=5"])
@@ -123,7 +120,7 @@ def main():
                f"--max_predictions_per_seq={MAX_PREDICTIONS}", f"--random_seed={args.seed}"]
     stage("pretraining data", [
         "create_pretraining_data.py", f"--input_file={paths['corpus.txt']}",
-        f"--output_file={paths['pretraining.tfrecord']}", *records, "--dupe_factor=5", "--num_workers=2"])
+        f"--output_file={paths['pretraining.tfrecord']}", *records, "--dupe_factor=10", "--num_workers=2"])
     stage("held-out pretraining data", [
         "create_pretraining_data.py", f"--input_file={paths['held_out.txt']}",
         f"--output_file={paths['held_out.tfrecord']}", *records, "--dupe_factor=1"])
@@ -142,11 +139,10 @@ def main():
         f"--init_checkpoint={paths['pretrain']}", f"--output_dir={paths['pretrain_eval']}", "--do_eval",
         "--eval_batch_size=100", "--max_eval_steps=1000"])
     fine_tuning = [
-        "run_classifier.py", "--task_name=custom", "--text_a_column=sentence_a",
-        "--text_b_column=sentence_b", f"--data_dir={LABELLED_DIR}", f"--vocab_file={paths['vocab.txt']}",
+        "run_classifier.py", "--task_name=custom", "--text_a_column=sentence", f"--data_dir={LABELLED_DIR}", f"--vocab_file={paths['vocab.txt']}",
         f"--bert_config_file={paths['bert_config.json']}", "--do_train", "--do_eval",
         f"--max_seq_length={SEQ_LENGTH}", f"--train_batch_size={FINE_TUNE_BATCH}", "--eval_batch_size=100",
-        "--learning_rate=1e-4", f"--num_train_epochs={epochs}", "--log_steps=5", f"--seed={args.seed}"]
+        "--learning_rate=1e-4", f"--num_train_epochs={epochs}", "--log_steps=10", f"--seed={args.seed}"]
     stage("fine-tuning from pretrained", [
         *fine_tuning, f"--init_checkpoint={paths['pretrain']}", f"--output_dir={paths['classifier']}",
         f"--export_dir={paths['serving']}"], FINE_TUNE_BATCH)
@@ -157,7 +153,7 @@ def main():
         f"--export_dir={paths['hub']}"])
     served_start = time.time()
     print("\n=== serving in a fresh process", flush=True)
-    served = subprocess.run([sys.executable, "-c", SERVE_IN_FRESH_PROCESS, paths["serving"], json.dumps(PAIRS)],
+    served = subprocess.run([sys.executable, "-c", SERVE_IN_FRESH_PROCESS, paths["serving"], json.dumps(SENTENCES)],
                             cwd=ROOT, env=env, capture_output=True, text=True)
     if served.returncode != 0:
         raise StageError("serving failed:\n" + served.stderr[-3000:])
@@ -175,17 +171,20 @@ def main():
                        ("serving", "its TF Serving SavedModel (raw text in)"),
                        ("hub", "TF Hub preprocessor + encoder of the pretrained model")):
         print(f"    {name + '/' if '.' not in name else name:<12} {what}")
-    print(f"  pretraining ({pretrain_steps} steps of {PRETRAIN_BATCH}), scored on held-out modules: masked-LM accuracy "
-          f"{pretraining['masked_lm_accuracy']:.3f}, next-sentence accuracy "
-          f"{pretraining['next_sentence_accuracy']:.3f} (majority label "
+    trained = last_logged_values(os.path.join(paths["logs"], "pretraining.log"))
+    print(f"  pretraining ({pretrain_steps} steps of {PRETRAIN_BATCH}): last training batches masked-LM accuracy "
+          f"{trained['masked_lm_accuracy']:.3f}, next-sentence accuracy {trained['next_sentence_accuracy']:.3f} "
+          f"(majority label {majority_share(os.path.join(paths['logs'], 'pretraining_data.log')):.3f});")
+    print(f"    scored on held-out modules: masked-LM accuracy {pretraining['masked_lm_accuracy']:.3f}, "
+          f"next-sentence accuracy {pretraining['next_sentence_accuracy']:.3f} (majority label "
           f"{majority_share(os.path.join(paths['logs'], 'held-out_pretraining_data.log')):.3f})")
     with open(os.path.join(LABELLED_DIR, "dev.tsv"), encoding="utf-8") as f:
-        dev_pairs = sum(1 for _ in f) - 1
-    print(f"  fine-tuning, same budget, dev accuracy on {dev_pairs} pairs:"
+        dev_sentences = sum(1 for _ in f) - 1
+    print(f"  fine-tuning, same budget, dev accuracy on {dev_sentences} sentences:"
           f"  from pretrained {pretrained['eval_accuracy']:.3f}   from scratch {scratch['eval_accuracy']:.3f}")
     print("  served predictions:")
-    for (a, b), (label, probability) in zip(PAIRS, predictions):
-        print(f"    {label:>9} ({probability:.2f})  {a} | {b}")
+    for sentence, (label, probability) in zip(SENTENCES, predictions):
+        print(f"    {label:>9} ({probability:.2f})  {sentence}")
     for name, seconds in timings.items():
         print(f"  {name:<28} {seconds:6.1f} s")
     print(f"  {'total':<28} {time.time() - start:6.1f} s")

@@ -42,6 +42,16 @@ def progress_line(name, step, total, values, batch_size):
     return line
 
 
+def last_logged_values(log_path):
+    """The metrics of the last trainer progress line in a stage's log (empty if none)."""
+    values = {}
+    with open(log_path, encoding="utf-8") as log:
+        for line in log:
+            if match := _STEP_LINE.search(line):
+                values = {k: float(v) for k, v in _KEY_VALUE.findall(match.group(2))}
+    return values
+
+
 def _read_lines(stream, lines):
     for line in iter(stream.readline, ""):
         lines.put(line)

@@ -1,10 +1,12 @@
 """A pretraining corpus from real English already on every machine: the
 docstrings of Python's standard library, read with `ast` (nothing imported).
 
-One document per module, one sentence per line, blank lines between
-documents: the input format of `create_pretraining_data.py`. A fixed fifth of
-the modules is held out of the corpus; the labelled demo set is made from
-those, so fine-tuning is scored on text that pretraining never saw.
+One document per docstring of at least two sentences, one sentence per line,
+blank lines between documents: the input format of `create_pretraining_data.py`.
+Docstring-sized documents give next-sentence pairs of sentences that explain one
+function or class, and a few thousand documents rather than a few hundred modules.
+A fixed fifth of the modules is held out of the corpus; the labelled demo set is
+made from those, so fine-tuning is scored on text that pretraining never saw.
 """
 
 import ast
@@ -60,20 +62,22 @@ def held_out(module):
     return zlib.crc32(module.encode("utf-8")) % 5 == 0
 
 
-def write_corpus(path, max_documents=None, held=False):
-    """Writes the corpus of the modules not held out (with `held`: of the held-out ones, the
-    text pretraining is scored on), the first `max_documents` of them if given;
-    returns (documents, bytes written)."""
-    count = written = 0
+def write_corpus(path, max_modules=None, held=False):
+    """Writes the docstrings of the modules not held out (with `held`: of the held-out ones,
+    the text pretraining is scored on), of the first `max_modules` of them if given;
+    returns (modules, documents, bytes written)."""
+    modules = count = written = 0
     with atomic_output(path) as out:
         for module, docstrings in documents():
-            lines = [s for d in docstrings for s in d]
-            if held_out(module) != held or len(lines) < 2:
+            docstrings = [d for d in docstrings if len(d) >= 2]
+            if held_out(module) != held or not docstrings:
                 continue
-            if count == max_documents:
+            if modules == max_modules:
                 break
-            block = "\n".join(lines) + "\n\n"
-            out.write(block)
-            written += len(block.encode("utf-8"))
-            count += 1
-    return count, written
+            for sentences in docstrings:
+                block = "\n".join(sentences) + "\n\n"
+                out.write(block)
+                written += len(block.encode("utf-8"))
+            modules += 1
+            count += len(docstrings)
+    return modules, count, written

@@ -36,10 +36,11 @@ def test_main_job_builds_every_artefact(quick_run):
 def test_main_job_summary_reports_both_arms_and_served_pairs(quick_run):
     _, result = quick_run
     summary = result.stdout.split("=== summary", 1)[1]
-    assert re.search(r"scored on held-out modules: masked-LM accuracy 0\.\d{3}, next-sentence accuracy "
-                     r"0\.\d{3} \(majority label 0\.\d{3}\)", summary)
+    accuracies = r"masked-LM accuracy 0\.\d{3}, next-sentence accuracy 0\.\d{3} \(majority label 0\.\d{3}\)"
+    assert re.search(r"last training batches " + accuracies, summary)
+    assert re.search(r"scored on held-out modules: " + accuracies, summary)
     assert re.search(r"from pretrained [01]\.\d{3}\s+from scratch [01]\.\d{3}", summary)
-    served = re.findall(r"^\s+(continues|unrelated) \((0\.\d\d|1\.00)\)", summary, re.MULTILINE)
+    served = re.findall(r"^\s+(original|scrambled) \((0\.\d\d|1\.00)\)", summary, re.MULTILINE)
     assert len(served) == 3
 
 
@@ -62,6 +63,17 @@ def test_progress_line_estimates_time_left_from_examples_per_second():
     assert line == "  pretraining: step 100/400  MLM acc 0.250  loss 5.000  64 examples/s  2m30s left"
 
 
+def test_last_logged_values_are_the_last_progress_line_of_a_log(tmp_path):
+    from demo.progress import last_logged_values
+    log = tmp_path / "pretraining.log"
+    log.write_text("I1124 trainer.py:264] step 75: loss = 6.9, next_sentence_accuracy = 0.61\n"
+                   "I1124 other.py:1] unrelated line\n"
+                   "I1124 trainer.py:264] step 150: loss = 5.5, next_sentence_accuracy = 0.72\n", encoding="utf-8")
+    assert last_logged_values(str(log)) == {"loss": 5.5, "next_sentence_accuracy": 0.72}
+    log.write_text("no progress here\n", encoding="utf-8")
+    assert last_logged_values(str(log)) == {}
+
+
 def test_stdlib_corpus_reads_neither_tests_nor_installed_packages():
     from demo.stdlib_corpus import documents
     top_dirs = {module.split(os.sep)[0] for module, _ in documents()}
@@ -71,25 +83,49 @@ def test_stdlib_corpus_reads_neither_tests_nor_installed_packages():
 
 def test_pretraining_is_scored_on_the_modules_its_corpus_holds_out(tmp_path):
     from demo.stdlib_corpus import documents, held_out, write_corpus
-    trained, _ = write_corpus(str(tmp_path / "corpus.txt"))
-    held, _ = write_corpus(str(tmp_path / "held_out.txt"), held=True)
-    eligible = [m for m, docstrings in documents() if sum(len(d) for d in docstrings) >= 2]
+    trained, trained_docstrings, _ = write_corpus(str(tmp_path / "corpus.txt"))
+    held, _, _ = write_corpus(str(tmp_path / "held_out.txt"), held=True)
+    eligible = {m: [d for d in docstrings if len(d) >= 2] for m, docstrings in documents()}
+    eligible = {m: docstrings for m, docstrings in eligible.items() if docstrings}
     assert trained + held == len(eligible)
     assert held == sum(held_out(m) for m in eligible) and trained > 3 * held  # a fifth of the modules
+    assert trained_docstrings == sum(len(d) for m, d in eligible.items() if not held_out(m))
 
 
-def test_labelled_pairs_come_from_modules_the_corpus_holds_out(tmp_path):
-    from demo.make_continuation_set import write_set
+def test_corpus_has_one_document_per_docstring_of_two_or_more_sentences(tmp_path):
+    from demo.stdlib_corpus import write_corpus
+    _, count, size = write_corpus(str(tmp_path / "corpus.txt"), max_modules=5)
+    text = (tmp_path / "corpus.txt").read_text(encoding="utf-8")
+    blocks = text.split("\n\n")
+    assert len(text.encode("utf-8")) == size and blocks[-1] == ""
+    assert len(blocks) - 1 == count and all(len(b.split("\n")) >= 2 for b in blocks[:-1])
+
+
+def test_labelled_sentences_come_from_modules_the_corpus_holds_out(tmp_path):
+    from demo.make_word_order_set import write_set
     from demo.stdlib_corpus import write_corpus
     write_set(str(tmp_path))
     write_corpus(str(tmp_path / "corpus.txt"))
     corpus = set((tmp_path / "corpus.txt").read_text(encoding="utf-8").splitlines())
+    splits = {}
     for split in ("train", "dev"):
         rows = [line.split("\t") for line in (tmp_path / f"{split}.tsv").read_text(encoding="utf-8").splitlines()]
-        assert rows[0] == ["sentence_a", "sentence_b", "label"]
-        assert {label for _, _, label in rows[1:]} == {"continues", "unrelated"}
-        assert not {s for a, b, _ in rows[1:] for s in (a, b)} & corpus
+        assert rows[0] == ["sentence", "label"]
+        splits[split] = rows[1:]
+        labels = [label for _, label in rows[1:]]
+        assert labels.count("original") == labels.count("scrambled") == len(labels) // 2
+        assert not {s for s, label in rows[1:] if label == "original"} & corpus
+    assert not {s for s, _ in splits["train"]} & {s for s, _ in splits["dev"]}
     if sys.version_info[:3] == (3, 11, 7):  # the shipped files were made with this Python
         for split in ("train", "dev"):
             assert (tmp_path / f"{split}.tsv").read_bytes() == (
-                open(os.path.join(ROOT, "assets", "demo_continuation", f"{split}.tsv"), "rb").read())
+                open(os.path.join(ROOT, "assets", "demo_word_order", f"{split}.tsv"), "rb").read())
+
+
+def test_scrambled_sentences_keep_their_words_in_another_order():
+    import random
+    from demo.make_word_order_set import scramble
+    rng = random.Random(0)
+    for sentence in ("Return the value.", "a b", "Close the file if it is open and flush its buffer."):
+        scrambled = scramble(sentence, rng)
+        assert scrambled != sentence and sorted(scrambled.split()) == sorted(sentence.split())
