@@ -6,7 +6,7 @@ import keras
 import numpy as np
 import pytest
 
-from checkpoints.xlnet_hf_names import load_hf_xlnet
+from checkpoints.xlnet_parts import load_hf_xlnet
 from modeling.xlnet import XLNetBackbone, XLNetClassificationHead
 from tests.modeling.xlnet.cases import TINY, fine_tuning_inputs
 from tests.modeling.xlnet.tolerance import dense_bound, float32_bound
@@ -60,7 +60,7 @@ def test_matches_hugging_face_sequence_classification(units):
     theirs, hidden = hf_logits(model, inputs)
     tensors = hf_tensors(model)
     backbone, head = build(TINY, units)
-    load_hf_xlnet(backbone, tensors, classification_head=head)
+    load_hf_xlnet(backbone, tensors, head)
     assert_matches(backbone, head, inputs, theirs, logits_bound(TINY, tensors, hidden))
 
 
@@ -74,7 +74,7 @@ def test_the_comparison_sees_a_wrong_summary_weight():
     wrong = dict(tensors)
     wrong["sequence_summary.summary.bias"] = wrong["sequence_summary.summary.bias"] + 1e-3
     backbone, head = build(TINY, 3)
-    load_hf_xlnet(backbone, wrong, classification_head=head)
+    load_hf_xlnet(backbone, wrong, head)
     with pytest.raises(AssertionError):
         assert_matches(backbone, head, inputs, theirs, logits_bound(TINY, tensors, hidden))
 
