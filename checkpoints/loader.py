@@ -17,6 +17,7 @@ from checkpoints.tf1_names import tf1_name
 from checkpoints.xlnet_hf_names import hf_to_tf1
 from checkpoints.xlnet_model_garden_names import model_garden_to_tf1, network_root
 from checkpoints.xlnet_tf1_names import is_xlnet_tf1, with_our_logit_scope, xlnet_tf1_name
+from modeling.xlnet import XLNetConfig
 
 FORMATS = ("ours", "trainer", "tf1", "hf", "model_garden", "keras_hub", "xlnet_tf1", "xlnet_hf",
            "xlnet_model_garden")
@@ -77,8 +78,12 @@ def detect_format(path):
 
 def xlnet_tf1_tensors(path, fmt, untie_r=True):
     """{original TF1 name: array} of an XLNet checkpoint in any of `XLNET_FORMATS`
-    (`untie_r` says how Hugging Face's per-layer biases are to be kept)."""
-    if fmt == "xlnet_hf":
+    or ours (`untie_r` says how Hugging Face's per-layer biases are to be kept).
+    Our XLNet weights are read by TF1 name too, so that they load whatever the
+    layers of the model that saved them were called."""
+    if fmt == "ours":
+        tensors = {xlnet_tf1_name(p)[0]: v for p, v in ours.read_weights(path).items() if xlnet_tf1_name(p)}
+    elif fmt == "xlnet_hf":
         tensors = hf_to_tf1(read_weight_file(path), untie_r)
     else:
         tensors = tf_checkpoint.read_tensors(tf_checkpoint.resolve_prefix(path))
@@ -89,9 +94,9 @@ def xlnet_tf1_tensors(path, fmt, untie_r=True):
 
 def _source_tensors(path, fmt, model):
     """{source key: array} plus a function our_path -> (source key, transposed) or None."""
-    if fmt in XLNET_FORMATS:
-        untie_r = getattr(getattr(model, "config", None), "untie_r", True)
-        return xlnet_tf1_tensors(path, fmt, untie_r), xlnet_tf1_name
+    config = getattr(model, "config", None)
+    if fmt in XLNET_FORMATS or (fmt == "ours" and isinstance(config, XLNetConfig)):
+        return xlnet_tf1_tensors(path, fmt, getattr(config, "untie_r", True)), xlnet_tf1_name
     if fmt == "ours":
         return ours.read_weights(path), lambda p: (p, False)
     if fmt == "keras_hub":

@@ -12,18 +12,9 @@ from checkpoints.tf_checkpoint import list_names, write_name_based, write_object
 from checkpoints.xlnet_model_garden_names import tf1_to_model_garden
 from checkpoints.xlnet_parts import build_parts, parts_to_hf, parts_to_tf1
 from checkpoints.xlnet_tf1_names import LOGIT_SCOPE
+from tests.checkpoints.xlnet_random import ALL_HEADS, random_parts
 from tests.modeling.xlnet.cases import TINY, permutation_inputs
 from tests.modeling.xlnet.tolerance import float32_bound
-
-ALL_HEADS = {"model/lm_loss/bias": None, f"{LOGIT_SCOPE}/bias": np.zeros(3), "start_logits/dense/kernel": None}
-
-
-def random_parts(config=TINY, heads=ALL_HEADS, seed=0):
-    parts = build_parts(config, heads)
-    rng = np.random.default_rng(seed)
-    for variable in parts.weights:
-        variable.assign(0.2 * rng.normal(size=variable.shape).astype(np.float32))
-    return parts
 
 
 def assert_same_weights(ours, loaded):
