@@ -13,7 +13,7 @@ from checkpoints.ours import save_weights
 from checkpoints.tf_checkpoint import write_name_based, write_object_based
 from checkpoints.xlnet_model_garden_names import tf1_to_model_garden
 from checkpoints.xlnet_parts import build_parts, parts_to_hf, parts_to_tf1
-from checkpoints.xlnet_tf1_names import LOGIT_SCOPE, xlnet_tf1_name
+from checkpoints.xlnet_tf1_names import LOGIT_SCOPE, TAGGING_SCOPE, xlnet_tf1_name
 
 CONFIG_FILE = "xlnet_config.json"
 TF1_CHECKPOINT = "xlnet_model.ckpt"
@@ -36,6 +36,8 @@ def _hf_architecture(tf1):
         return "XLNetForQuestionAnswering", {}
     if f"{LOGIT_SCOPE}/bias" in tf1:
         return "XLNetForSequenceClassification", {"num_labels": int(tf1[f"{LOGIT_SCOPE}/bias"].shape[0])}
+    if f"{TAGGING_SCOPE}/bias" in tf1:
+        return "XLNetForTokenClassification", {"num_labels": int(tf1[f"{TAGGING_SCOPE}/bias"].shape[0])}
     return "XLNetLMHeadModel", {}
 
 

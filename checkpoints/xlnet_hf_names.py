@@ -1,5 +1,6 @@
 """The original XLNet TF1 names <-> Hugging Face `XLNetLMHeadModel` /
-`XLNetForSequenceClassification` / `XLNetForQuestionAnswering` tensor names.
+`XLNetForSequenceClassification` / `XLNetForMultipleChoice` /
+`XLNetForTokenClassification` / `XLNetForQuestionAnswering` tensor names.
 
 Hugging Face keeps every attention bias per layer
 (`transformer.layer.{i}.rel_attn.r_w_bias`, [n_head, d_head]) where the original
@@ -14,7 +15,7 @@ import re
 import numpy as np
 
 from checkpoints.name_templates import NameTable
-from checkpoints.xlnet_tf1_names import LOGIT_SCOPE, TRANSFORMER
+from checkpoints.xlnet_tf1_names import LOGIT_SCOPE, TAGGING_SCOPE, TRANSFORMER
 
 T = (1, 0)
 _LAYER = TRANSFORMER + "/layer_{i}"
@@ -31,6 +32,8 @@ TABLE = NameTable([
     ("model/sequnece_summary/summary/bias", "sequence_summary.summary.bias", None),
     (LOGIT_SCOPE + "/kernel", "logits_proj.weight", T),
     (LOGIT_SCOPE + "/bias", "logits_proj.bias", None),
+    (TAGGING_SCOPE + "/kernel", "classifier.weight", T),
+    (TAGGING_SCOPE + "/bias", "classifier.bias", None),
     ("start_logits/dense/kernel", "start_logits.dense.weight", T),
     ("start_logits/dense/bias", "start_logits.dense.bias", None),
     ("end_logits/LayerNorm/gamma", "end_logits.LayerNorm.weight", None),

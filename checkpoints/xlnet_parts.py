@@ -4,7 +4,8 @@ checkpoint code reads into and writes from, in any of the XLNet layouts."""
 from checkpoints.export_formats import to_tf1
 from checkpoints.loader import load_tensors
 from checkpoints.xlnet_hf_names import hf_to_tf1, tf1_to_hf
-from checkpoints.xlnet_tf1_names import LOGIT_SCOPE, xlnet_tf1_name
+from checkpoints.xlnet_tf1_names import LOGIT_SCOPE, TAGGING_SCOPE, xlnet_tf1_name
+from modeling.heads import TokenClassificationHead
 from modeling.xlnet import XLNetBackbone, XLNetClassificationHead, XLNetLMHead, XLNetSquadHead
 
 
@@ -32,7 +33,7 @@ class XLNetParts:
 def build_parts(config, tf1_tensors=None):
     """A built backbone with the heads whose variables `tf1_tensors` (a
     checkpoint's, by TF1 name) hold: the LM head, the sequence summary with its
-    logit layer (units from the logit bias), the SQuAD head."""
+    logit layer (units from the logit bias), the token tagging layer, the SQuAD head."""
     names = tf1_tensors or {}
     backbone = XLNetBackbone(config)
     backbone.build()
@@ -42,6 +43,10 @@ def build_parts(config, tf1_tensors=None):
     if f"{LOGIT_SCOPE}/bias" in names:
         units = names[f"{LOGIT_SCOPE}/bias"].shape[0]
         heads.append(XLNetClassificationHead(units, config.d_model, name="sequence_summary"))
+    if f"{TAGGING_SCOPE}/bias" in names:
+        units = names[f"{TAGGING_SCOPE}/bias"].shape[0]
+        heads.append(TokenClassificationHead(units, 0.0, config.initializer_range,
+                                             name="token_classification_head"))
     if "start_logits/dense/kernel" in names:
         heads.append(XLNetSquadHead(config.d_model, layer_norm_eps=config.layer_norm_eps, name="squad"))
     for head in heads:

@@ -8,9 +8,11 @@ projections, [in, out] dense kernels, the biases stacked [n_layer, ...] with
 
 Heads: the LM head's output bias (`model/lm_loss/bias`), the sequence summary
 (`model/sequnece_summary/...`, the original's spelling) with its logit layer
-(`model/classification_<task>/logit` or `model/regression_<task>/logit`), and the
-SQuAD head (`start_logits`, `end_logits`, `answer_class`, outside `model/` as the
-original's `run_squad.py` builds them).
+(`model/classification_<task>/logit` or `model/regression_<task>/logit`; RACE's
+multiple-choice `logits/dense` is the same layer with one unit), and the SQuAD head
+(`start_logits`, `end_logits`, `answer_class`, outside `model/` as the original's
+`run_squad.py` builds them). The original has no token-tagging head: ours
+(a `TokenClassificationHead`) is written as `model/tagging/logit`.
 """
 
 import re
@@ -18,7 +20,8 @@ import re
 TRANSFORMER = "model/transformer"
 # The logit layer's scope is named after the task; we write this one and read any.
 LOGIT_SCOPE = "model/classification_finetune/logit"
-_ANY_LOGIT_SCOPE = re.compile(r"model/(?:classification|regression)_[^/]+/logit/(kernel|bias)")
+_ANY_LOGIT_SCOPE = re.compile(r"(?:model/(?:classification|regression)_[^/]+/logit|logits/dense)/(kernel|bias)")
+TAGGING_SCOPE = "model/tagging/logit"
 
 # (pattern matching the end of our variable path, TF1 template)
 _RULES = [
@@ -31,6 +34,7 @@ _RULES = [
     (r"[^/]*lm_head(?:_\d+)?/bias", r"model/lm_loss/bias"),  # Keras numbers unnamed layers
     (r"summary/(kernel|bias)", r"model/sequnece_summary/summary/\1"),
     (r"logits_proj/dense/(kernel|bias)", LOGIT_SCOPE + r"/\1"),
+    (r"[^/]*token_classification_head(?:_\d+)?/dense/(kernel|bias)", TAGGING_SCOPE + r"/\1"),
     (r"start_logits/(kernel|bias)", r"start_logits/dense/\1"),
     (r"(end_logits|answer_class)_(dense_[01])/(kernel|bias)", r"\1/\2/\3"),
     (r"end_logits_layer_norm/(gamma|beta)", r"end_logits/LayerNorm/\1"),
@@ -52,8 +56,9 @@ def is_xlnet_tf1(names):
 
 
 def with_our_logit_scope(tensors):
-    """The one `model/{classification,regression}_<task>/logit` layer of a checkpoint
-    renamed to `LOGIT_SCOPE`, whatever its task; more than one is ambiguous."""
+    """The one `model/{classification,regression}_<task>/logit` (or RACE's
+    `logits/dense`) layer of a checkpoint renamed to `LOGIT_SCOPE`, whatever its
+    task; more than one is ambiguous."""
     scopes = {name.rsplit("/", 1)[0] for name in tensors if _ANY_LOGIT_SCOPE.fullmatch(name)}
     if len(scopes) > 1:
         raise ValueError(f"more than one logit layer in the checkpoint: {sorted(scopes)}")

@@ -34,6 +34,7 @@ def original_names(n_layer, untie_r=True):
              "model/sequnece_summary/summary/kernel": (32, 32), "model/sequnece_summary/summary/bias": (32,),
              "model/classification_finetune/logit/kernel": (32, 3),
              "model/classification_finetune/logit/bias": (3,),
+             "model/tagging/logit/kernel": (32, 5), "model/tagging/logit/bias": (5,),
              "start_logits/dense/kernel": (32, 1), "start_logits/dense/bias": (1,),
              "end_logits/dense_0/kernel": (64, 32), "end_logits/dense_0/bias": (32,),
              "end_logits/LayerNorm/gamma": (32,), "end_logits/LayerNorm/beta": (32,),
@@ -75,15 +76,20 @@ def test_hf_round_trip_is_lossless(tmp_path, untie_r):
     assert_same_weights(parts, loaded)
 
 
-def test_a_logit_layer_of_any_task_scope_is_read(tmp_path):
+@pytest.mark.parametrize("scope", ["model/regression_sts-b/logit", "logits/dense"], ids=["regression", "race"])
+def test_a_logit_layer_of_any_task_scope_is_read(tmp_path, scope):
     parts = random_parts()
     tensors = parts_to_tf1(parts)
     for leaf in ("kernel", "bias"):
-        tensors[f"model/regression_sts-b/logit/{leaf}"] = tensors.pop(f"{LOGIT_SCOPE}/{leaf}")
+        tensors[f"{scope}/{leaf}"] = tensors.pop(f"{LOGIT_SCOPE}/{leaf}")
     write_name_based(tensors, str(tmp_path / "ckpt"))
     loaded = build_parts(TINY, ALL_HEADS)
     load_into(loaded, str(tmp_path / "ckpt"), strict=True)
     assert_same_weights(parts, loaded)
+    tensors["model/classification_mnli/logit/bias"] = tensors[f"{scope}/bias"]
+    write_name_based(tensors, str(tmp_path / "two"))
+    with pytest.raises(ValueError, match="more than one logit layer"):
+        load_into(loaded, str(tmp_path / "two"))
 
 
 def test_mismatches_name_the_variable_and_both_shapes(tmp_path):

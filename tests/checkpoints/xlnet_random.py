@@ -3,10 +3,11 @@
 import numpy as np
 
 from checkpoints.xlnet_parts import build_parts
-from checkpoints.xlnet_tf1_names import LOGIT_SCOPE
+from checkpoints.xlnet_tf1_names import LOGIT_SCOPE, TAGGING_SCOPE
 from tests.modeling.xlnet.cases import TINY
 
-ALL_HEADS = {"model/lm_loss/bias": None, f"{LOGIT_SCOPE}/bias": np.zeros(3), "start_logits/dense/kernel": None}
+ALL_HEADS = {"model/lm_loss/bias": None, f"{LOGIT_SCOPE}/bias": np.zeros(3), f"{TAGGING_SCOPE}/bias": np.zeros(5),
+             "start_logits/dense/kernel": None}
 
 
 def random_parts(config=TINY, heads=ALL_HEADS, seed=0):

@@ -95,3 +95,21 @@ def test_rebuilds_from_its_config():
     assert rebuilt.get_config() == head.get_config()
     rebuilt.build((None, None, TINY.d_model))
     assert [tuple(w.shape) for w in rebuilt.weights] == [(32, 32), (32,), (32, 3), (3,)]
+
+
+def test_one_unit_over_the_flattened_choices_is_hugging_face_multiple_choice():
+    """Multiple choice is this head with one unit on each choice, logits regrouped
+    [batch, choices], as `XLNetForMultipleChoice` (and RACE in the original)."""
+    rng = np.random.default_rng(37)
+    choices = [fine_tuning_inputs(rng) for _ in range(3)]
+    grouped = {k: np.stack([c[k] for c in choices], axis=1) for k in choices[0]}  # [batch 2, choices 3, L]
+    model = hf_model(TINY, model_class=transformers.XLNetForMultipleChoice)
+    theirs, hidden = hf_logits(model, grouped)
+    tensors = hf_tensors(model)
+    backbone, head = build(TINY, 1)
+    load_hf_xlnet(backbone, tensors, head)
+    flat = {k: v.reshape((6,) + v.shape[2:]) for k, v in grouped.items()}
+    ours = np.asarray(head(backbone(flat)["sequence_output"])).reshape(2, 3)
+    diff = float(np.abs(ours - theirs).max())
+    assert theirs.shape == (2, 3)
+    assert diff <= logits_bound(TINY, tensors, hidden) and diff <= ISSUE_BOUND, diff
