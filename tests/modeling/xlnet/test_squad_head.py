@@ -6,6 +6,11 @@ Hugging Face returns probabilities under the name `*_log_probs` and lays the end
 beam out end-major (`j * start_n_top + i`); the original, and we, return
 log-probabilities, start-major (`i * end_n_top + j`). The comparison translates."""
 
+import json
+import os
+import subprocess
+import sys
+
 import keras
 import numpy as np
 import pytest
@@ -13,6 +18,7 @@ import tensorflow as tf
 
 from checkpoints.xlnet_parts import load_hf_xlnet
 from modeling.xlnet import XLNetBackbone, XLNetSquadHead
+from tests.conftest import ROOT
 from tests.modeling.xlnet.cases import TINY, fine_tuning_inputs
 from tests.modeling.xlnet.tolerance import UNIT_ROUNDOFF, dense_bound
 
@@ -184,3 +190,19 @@ def test_traces_with_unknown_batch_and_length_and_rebuilds_from_its_config(refer
     assert_matches(traced, eager, head_bounds(hf_tensors(model), hidden, p_mask))
     rebuilt = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(head))
     assert rebuilt.get_config() == head.get_config()
+
+
+@pytest.mark.slow
+def test_the_jax_backend_matches_hugging_face(tmp_path, reference):
+    pytest.importorskip("jax")
+    model, _, p_mask, theirs, hidden = reference
+    _, head = build(model)
+    (tmp_path / "head.json").write_text(json.dumps(head.get_config()))
+    np.savez(tmp_path / "weights.npz", **{f"w{i}": w for i, w in enumerate(head.get_weights())})
+    np.savez(tmp_path / "inputs.npz", hidden=hidden, p_mask=p_mask)
+    script = os.path.join(ROOT, "tests", "modeling", "xlnet", "squad_head_forward.py")
+    subprocess.run([sys.executable, script, str(tmp_path)], check=True,
+                   env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu", "TF_CPP_MIN_LOG_LEVEL": "2"})
+    ours = dict(np.load(tmp_path / "outputs.npz"))
+    assert str(ours.pop("backend")) == "jax"
+    assert_matches(ours, theirs, head_bounds(hf_tensors(model), hidden, p_mask))
