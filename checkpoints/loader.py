@@ -92,10 +92,16 @@ def xlnet_tf1_tensors(path, fmt, untie_r=True):
     return with_our_logit_scope(tensors)
 
 
+def _holds_xlnet(path, config):
+    """Our weights of an XLNet: the model's config says so, or the saved config beside."""
+    directory = os.path.dirname(os.path.abspath(ours.weights_file(path)))
+    return isinstance(config, XLNetConfig) or os.path.isfile(os.path.join(directory, ours.XLNET_CONFIG_FILE))
+
+
 def _source_tensors(path, fmt, model):
     """{source key: array} plus a function our_path -> (source key, transposed) or None."""
     config = getattr(model, "config", None)
-    if fmt in XLNET_FORMATS or (fmt == "ours" and isinstance(config, XLNetConfig)):
+    if fmt in XLNET_FORMATS or (fmt == "ours" and _holds_xlnet(path, config)):
         return xlnet_tf1_tensors(path, fmt, getattr(config, "untie_r", True)), xlnet_tf1_name
     if fmt == "ours":
         return ours.read_weights(path), lambda p: (p, False)

@@ -9,13 +9,12 @@ from absl import logging
 from checkpoints import xlnet_huggingface
 from checkpoints.loader import (XLNET_FORMATS, CheckpointMismatchError, detect_format, load_tensors,
                                 xlnet_tf1_tensors)
-from checkpoints.ours import save_weights
+from checkpoints.ours import XLNET_CONFIG_FILE, save_weights
 from checkpoints.tf_checkpoint import write_name_based, write_object_based
 from checkpoints.xlnet_model_garden_names import tf1_to_model_garden
 from checkpoints.xlnet_parts import build_parts, parts_to_hf, parts_to_tf1
 from checkpoints.xlnet_tf1_names import LOGIT_SCOPE, TAGGING_SCOPE, xlnet_tf1_name
 
-CONFIG_FILE = "xlnet_config.json"
 TF1_CHECKPOINT = "xlnet_model.ckpt"
 OUTPUT_FORMATS = ("tf1", "hf", "model_garden", "ours")
 
@@ -60,4 +59,4 @@ def write_parts(parts, loaded, output_format, output_dir):
         return
     else:
         raise ValueError(f"output format {output_format!r} is not one of {OUTPUT_FORMATS}")
-    parts.config.to_json_file(os.path.join(output_dir, CONFIG_FILE))
+    parts.config.to_json_file(os.path.join(output_dir, XLNET_CONFIG_FILE))

@@ -3,11 +3,14 @@ TF1 layout, as a Hugging Face directory and as a Model Garden object checkpoint,
 read back losslessly, and read by `transformers` and the Model Garden's XLNetBase
 with the outputs of our model."""
 
+import types
+
 import numpy as np
 import pytest
 
 from checkpoints import xlnet_huggingface
 from checkpoints.loader import CheckpointMismatchError, detect_format, load_into
+from checkpoints.ours import save_weights
 from checkpoints.tf_checkpoint import list_names, write_name_based, write_object_based
 from checkpoints.xlnet_model_garden_names import tf1_to_model_garden
 from checkpoints.xlnet_parts import build_parts, parts_to_hf, parts_to_tf1
@@ -90,6 +93,18 @@ def test_a_logit_layer_of_any_task_scope_is_read(tmp_path, scope):
     write_name_based(tensors, str(tmp_path / "two"))
     with pytest.raises(ValueError, match="more than one logit layer"):
         load_into(loaded, str(tmp_path / "two"))
+
+
+def test_our_weights_load_into_layers_named_otherwise(tmp_path):
+    """Our XLNet weights are matched by TF1 name: Keras numbers the layers of a
+    second model (`xl_net_backbone_1/...`), and a task model need not carry the config."""
+    parts = random_parts()
+    save_weights(parts, str(tmp_path), None)
+    assert (tmp_path / "xlnet_config.json").exists() and detect_format(str(tmp_path)) == "ours"
+    loaded = build_parts(TINY, ALL_HEADS)
+    assert loaded.backbone.name != parts.backbone.name
+    load_into(types.SimpleNamespace(weights=loaded.weights), str(tmp_path), strict=True)
+    assert_same_weights(parts, loaded)
 
 
 def test_mismatches_name_the_variable_and_both_shapes(tmp_path):
