@@ -16,8 +16,8 @@ into the output. `--output_format=keras_hub` writes a preset directory that
 load: the encoder (a BertBackbone has no pretraining heads) plus the tokenizer
 (the vocabulary, `--do_lower_case`). A config with XLNet's fields (the
 `xlnet_config.json` beside the checkpoint, or `--bert_config_file`) makes it an
-XLNet conversion, heads kept (LM bias, sequence summary and logit layer, SQuAD
-head; `model_garden` holds the backbone only); `--vocab_file` is then its
+XLNet conversion, heads kept (LM bias, sequence summary and logit layer, token
+tagging layer, SQuAD head; `model_garden` holds the backbone only); `--vocab_file` is then its
 `spiece.model`.
 """
 

@@ -52,7 +52,9 @@ def xlnet_tf1_name(path):
 
 
 def is_xlnet_tf1(names):
-    return any(name.startswith(TRANSFORMER + "/") for name in names)
+    """Names of the original layout (not an object checkpoint that happens to hold a `model`)."""
+    return any(name.startswith(TRANSFORMER + "/") and not name.endswith("/.ATTRIBUTES/VARIABLE_VALUE")
+               for name in names)
 
 
 def with_our_logit_scope(tensors):
