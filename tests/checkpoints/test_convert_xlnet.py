@@ -70,3 +70,18 @@ def test_the_command_line_converts_and_refuses_what_a_family_cannot_write(tmp_pa
     refused = subprocess.run(run + ["--output_format=keras_hub", f"--output_dir={tmp_path / 'kh'}"], cwd=ROOT,
                              env=env, capture_output=True, text=True)
     assert refused.returncode != 0 and "keras_hub is written for BERT only" in refused.stderr
+
+
+def test_a_directory_saved_by_transformers_converts_with_its_config(tmp_path):
+    pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from tests.modeling.xlnet.hf_reference import hf_model, hf_tensors
+    model = hf_model(TINY, model_class=transformers.XLNetForQuestionAnswering)
+    model.save_pretrained(str(tmp_path / "hf"))
+    assert resolve_bert_config(init_checkpoint=str(tmp_path / "hf")) == TINY.replace(dropatt=0.1)
+    report = convert(str(tmp_path / "hf"), str(tmp_path / "tf1"), "tf1")
+    assert not report.unused and not report.missing
+    back = read_tensors(str(tmp_path / "tf1" / "xlnet_model.ckpt"))
+    theirs = hf_tensors(model)
+    np.testing.assert_array_equal(back["answer_class/dense_0/kernel"], theirs["answer_class.dense_0.weight"].T)
+    np.testing.assert_array_equal(back["model/transformer/r_s_bias"][1], theirs["transformer.layer.1.rel_attn.r_s_bias"])
