@@ -84,4 +84,5 @@ def test_a_directory_saved_by_transformers_converts_with_its_config(tmp_path):
     back = read_tensors(str(tmp_path / "tf1" / "xlnet_model.ckpt"))
     theirs = hf_tensors(model)
     np.testing.assert_array_equal(back["answer_class/dense_0/kernel"], theirs["answer_class.dense_0.weight"].T)
-    np.testing.assert_array_equal(back["model/transformer/r_s_bias"][1], theirs["transformer.layer.1.rel_attn.r_s_bias"])
+    np.testing.assert_array_equal(back["model/transformer/r_s_bias"][1],
+                                  theirs["transformer.layer.1.rel_attn.r_s_bias"])

@@ -45,7 +45,8 @@ def reference():
                     output_hidden_states=True)
 
     def start_major(x):
-        return x.numpy().reshape(-1, END_N_TOP, START_N_TOP).transpose(0, 2, 1).reshape(-1, START_N_TOP * END_N_TOP)
+        grouped = x.numpy().reshape(-1, END_N_TOP, START_N_TOP)
+        return grouped.transpose(0, 2, 1).reshape(-1, START_N_TOP * END_N_TOP)
 
     theirs = {"start_top_log_probs": np.log(out.start_top_log_probs.numpy()),
               "start_top_index": out.start_top_index.numpy(),
