@@ -1,8 +1,12 @@
-"""Converts a BERT checkpoint between the original TF1, Hugging Face, keras-hub and our layouts.
+"""Converts a BERT checkpoint between the original TF1, Hugging Face, keras-hub and our
+layouts, and an XLNet checkpoint between the original TF1, Hugging Face, Model Garden
+and our layouts.
 
   python convert_checkpoint.py --init_checkpoint=uncased_L-12_H-768_A-12/bert_model.ckpt \
       --bert_config_file=uncased_L-12_H-768_A-12/bert_config.json --output_format=hf \
       --output_dir=/tmp/bert_hf
+  python convert_checkpoint.py --init_checkpoint=xlnet_cased_L-12_H-768_A-12/xlnet_model.ckpt \
+      --output_format=hf --output_dir=/tmp/xlnet_hf
 
 Input is detected (TF1, Hugging Face dir, TF Model Garden, keras-hub preset,
 ours, a training output_dir). MLM/NSP heads are carried when present; only
@@ -10,7 +14,11 @@ variables found in the input are written, so nothing randomly initialised leaks
 into the output. `--output_format=keras_hub` writes a preset directory that
 `keras_hub.models.BertBackbone.from_preset` and `BertTextClassifier.from_preset`
 load: the encoder (a BertBackbone has no pretraining heads) plus the tokenizer
-(the vocabulary, `--do_lower_case`).
+(the vocabulary, `--do_lower_case`). A config with XLNet's fields (the
+`xlnet_config.json` beside the checkpoint, or `--bert_config_file`) makes it an
+XLNet conversion, heads kept (LM bias, sequence summary and logit layer, token
+tagging layer, SQuAD head; `model_garden` holds the backbone only); `--vocab_file` is then its
+`spiece.model`.
 """
 
 import os
@@ -25,9 +33,11 @@ from checkpoints.huggingface import write_hf_dir
 from checkpoints.loader import load_into
 from checkpoints.ours import save_weights
 from checkpoints.tf_checkpoint import write_name_based
+from checkpoints.xlnet_convert import read_parts, write_parts
 from data.text.vocab import Vocab
 from modeling import BertEncoder
 from modeling.pretrainer import BertPretrainer
+from modeling.xlnet import XLNetConfig
 from tasks.flag_groups import define_model_flags, define_text_flags
 
 FLAGS = flags.FLAGS
@@ -38,7 +48,8 @@ def define_flags():
     define_model_flags()
     define_text_flags(max_seq_length=None, vocab_help="Copied into the output directory when "
                       "given (keras_hub: default the one beside the input).")
-    flags.DEFINE_enum("output_format", "hf", ["tf1", "hf", "ours", "keras_hub"], "Layout to write.")
+    flags.DEFINE_enum("output_format", "hf", ["tf1", "hf", "ours", "keras_hub", "model_garden"],
+                      "Layout to write (keras_hub: BERT only; model_garden: XLNet only).")
     flags.DEFINE_string("output_dir", None, "Directory to write.")
     flags.mark_flags_as_required(["init_checkpoint", "output_dir"])
 
@@ -46,6 +57,10 @@ def define_flags():
 def convert(init_checkpoint, output_dir, output_format, bert_config_file=None, vocab_file=None,
             do_lower_case=True, preset=None):
     config = resolve_bert_config(bert_config_file, preset, init_checkpoint)
+    if isinstance(config, XLNetConfig):
+        return convert_xlnet(init_checkpoint, output_dir, output_format, config, vocab_file)
+    if output_format == "model_garden":
+        raise ValueError("--output_format=model_garden is written for XLNet only")
     model = BertPretrainer(BertEncoder(config))
     report = load_into(model, init_checkpoint)
     logging.info(report.summary())
@@ -63,6 +78,17 @@ def convert(init_checkpoint, output_dir, output_format, bert_config_file=None, v
         save_weights(model, output_dir, loaded)
     if vocab_file:
         shutil.copyfile(vocab_file, os.path.join(output_dir, "vocab.txt"))
+    return report
+
+
+def convert_xlnet(init_checkpoint, output_dir, output_format, config, vocab_file=None):
+    if output_format == "keras_hub":
+        raise ValueError("--output_format=keras_hub is written for BERT only")
+    parts, report = read_parts(init_checkpoint, config)
+    logging.info(report.summary())
+    write_parts(parts, set(report.loaded), output_format, output_dir)
+    if vocab_file:
+        shutil.copyfile(vocab_file, os.path.join(output_dir, "spiece.model"))
     return report
 
 

@@ -1,16 +1,32 @@
 """The config and vocabulary that travel with a checkpoint, so that
 `--init_checkpoint=<dir>` alone is enough: an original release directory
-(`bert_config.json`, `vocab.txt` beside `bert_model.ckpt`), a Hugging Face
-directory (`config.json`, `vocab.txt`), a keras-hub preset (`config.json`,
-`assets/tokenizer/vocabulary.txt`) or one of our weight directories.
+(`bert_config.json`, `vocab.txt` beside `bert_model.ckpt`; XLNet's
+`xlnet_config.json` beside `xlnet_model.ckpt`, or the `config.json` its
+pretraining writes), a Hugging Face directory (`config.json`, `vocab.txt`), a
+keras-hub preset (`config.json`, `assets/tokenizer/vocabulary.txt`) or one of our
+weight directories. A config with XLNet's fields (`n_layer d_model n_head ...`)
+is an `XLNetConfig`, any other a `BertConfig`.
 """
 
 import os
 
-from checkpoints import keras_hub_preset
+from checkpoints import keras_hub_preset, xlnet_huggingface
 from checkpoints.huggingface import read_hf_config
 from data.text.vocab import Vocab
 from modeling.config import BertConfig, ConfigError
+from modeling.xlnet import XLNET_PRESETS, XLNetConfig
+from utils.files import read_json_object
+
+CONFIG_FILES = ("bert_config.json", "xlnet_config.json", "config.json")
+
+
+def read_config_file(path):
+    """`XLNetConfig` for a file with XLNet's fields (the original `xlnet_config.json`),
+    else `BertConfig`."""
+    values = read_json_object(path, ConfigError)
+    if "n_layer" in values and "model_type" not in values:
+        return XLNetConfig.from_dict(values, source=path)
+    return BertConfig.from_json_file(path)
 
 
 def checkpoint_dir(path):
@@ -19,26 +35,29 @@ def checkpoint_dir(path):
 
 
 def config_file_beside(path):
-    """`bert_config.json`, a keras-hub preset's or a Hugging Face `config.json`
-    next to the checkpoint at `path`, or None."""
+    """`bert_config.json`, `xlnet_config.json`, a keras-hub preset's or a Hugging
+    Face `config.json` next to the checkpoint at `path`, or None."""
     directory = checkpoint_dir(path)
-    for name in ("bert_config.json", "config.json"):
+    for name in CONFIG_FILES:
         if os.path.isfile(os.path.join(directory, name)):
             return os.path.join(directory, name)
     return None
 
 
 def config_beside(path):
-    """`BertConfig` from the config file next to the checkpoint at `path`;
-    None when there is none."""
+    """The config from the file next to the checkpoint at `path`; None when
+    there is none."""
     found = config_file_beside(path)
     if found is None:
         return None
-    if keras_hub_preset.is_preset(os.path.dirname(found)):
-        return keras_hub_preset.read_config(os.path.dirname(found))
-    if os.path.basename(found) == "bert_config.json":
-        return BertConfig.from_json_file(found)
-    return read_hf_config(os.path.dirname(found))
+    directory = os.path.dirname(found)
+    if keras_hub_preset.is_preset(directory):
+        return keras_hub_preset.read_config(directory)
+    if xlnet_huggingface.is_xlnet_hf_dir(directory):
+        return xlnet_huggingface.read_config(directory)
+    if os.path.basename(found) == "config.json" and "n_layer" not in read_json_object(found, ConfigError):
+        return read_hf_config(directory)
+    return read_config_file(found)
 
 
 def vocab_beside(path):
@@ -54,9 +73,9 @@ def resolve_bert_config(bert_config_file=None, preset=None, init_checkpoint=None
     if bert_config_file and preset:
         raise ConfigError("give --bert_config_file or --preset, not both")
     if bert_config_file:
-        return BertConfig.from_json_file(bert_config_file)
+        return read_config_file(bert_config_file)
     if preset:
-        return BertConfig.from_preset(preset)
+        return XLNetConfig.from_preset(preset) if preset in XLNET_PRESETS else BertConfig.from_preset(preset)
     config = config_beside(init_checkpoint) if init_checkpoint else None
     if config is None:
         raise ConfigError("no model config: pass --bert_config_file or --preset (no "

@@ -6,13 +6,14 @@ from checkpoints.hf_names import hf_name
 from checkpoints.tf1_names import tf1_name
 
 
-def to_tf1(model, only=None):
-    """{TF1 name: array} for every variable with a TF1 name (restricted to `only` paths)."""
+def to_tf1(model, only=None, name_of=tf1_name):
+    """{TF1 name: array} for every variable with a TF1 name (restricted to `only`
+    paths); `name_of` is the family's table, our path -> (TF1 name, transposed)."""
     out = {}
     for variable in model.weights:
         if only is not None and variable.path not in only:
             continue
-        name = tf1_name(variable.path)
+        name = name_of(variable.path)
         if name is not None:
             value = np.asarray(variable.numpy())
             out[name[0]] = value.T if name[1] else value

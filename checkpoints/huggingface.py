@@ -16,8 +16,8 @@ def is_hf_dir(path):
     return os.path.isdir(path) and any(os.path.isfile(os.path.join(path, f)) for f in WEIGHT_FILES)
 
 
-def read_hf_tensors(path):
-    """{HF name: array} with names normalised to the `BertForPreTraining` layout."""
+def read_weight_file(path):
+    """{name: array} of the weights file in a Hugging Face directory, names as stored."""
     for name in WEIGHT_FILES:
         weights_file = os.path.join(path, name)
         if os.path.isfile(weights_file):
@@ -26,11 +26,14 @@ def read_hf_tensors(path):
         raise FileNotFoundError(f"{path}: none of {WEIGHT_FILES}")
     if weights_file.endswith(".safetensors"):
         from safetensors.numpy import load_file
-        tensors = load_file(weights_file)
-    else:
-        from checkpoints.torch_bin import load_torch_bin
-        tensors = load_torch_bin(weights_file)
-    return normalize_hf_names(tensors)
+        return load_file(weights_file)
+    from checkpoints.torch_bin import load_torch_bin
+    return load_torch_bin(weights_file)
+
+
+def read_hf_tensors(path):
+    """{HF name: array} with names normalised to the `BertForPreTraining` layout."""
+    return normalize_hf_names(read_weight_file(path))
 
 
 def read_hf_config(path):

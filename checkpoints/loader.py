@@ -10,12 +10,18 @@ import os
 
 import numpy as np
 
-from checkpoints import keras_hub_preset, model_garden, ours, tf_checkpoint
+from checkpoints import keras_hub_preset, model_garden, ours, tf_checkpoint, xlnet_huggingface
 from checkpoints.hf_names import hf_name
-from checkpoints.huggingface import is_hf_dir, read_hf_tensors
+from checkpoints.huggingface import is_hf_dir, read_hf_tensors, read_weight_file
 from checkpoints.tf1_names import tf1_name
+from checkpoints.xlnet_hf_names import hf_to_tf1
+from checkpoints.xlnet_model_garden_names import model_garden_to_tf1, network_root
+from checkpoints.xlnet_tf1_names import is_xlnet_tf1, with_our_logit_scope, xlnet_tf1_name
+from modeling.xlnet import XLNetConfig
 
-FORMATS = ("ours", "trainer", "tf1", "hf", "model_garden", "keras_hub")
+FORMATS = ("ours", "trainer", "tf1", "hf", "model_garden", "keras_hub", "xlnet_tf1", "xlnet_hf",
+           "xlnet_model_garden")
+XLNET_FORMATS = ("xlnet_tf1", "xlnet_hf", "xlnet_model_garden")
 
 
 class CheckpointMismatchError(ValueError):
@@ -48,13 +54,17 @@ def detect_format(path):
     if keras_hub_preset.is_preset(path):
         return "keras_hub"
     if is_hf_dir(path):
-        return "hf"
+        return "xlnet_hf" if xlnet_huggingface.is_xlnet_hf_dir(path) else "hf"
     if os.path.isdir(path) and os.path.isfile(os.path.join(path, ours.WEIGHTS_FILE)):
         return "ours"
     if tf_checkpoint.is_tf_checkpoint(path):
         names = tf_checkpoint.list_names(tf_checkpoint.resolve_prefix(path))
         if any(n.startswith("bert/") for n in names):
             return "tf1"
+        if is_xlnet_tf1(names):
+            return "xlnet_tf1"
+        if network_root(names) is not None:
+            return "xlnet_model_garden"
         if any(n.startswith("model/") and n.endswith("/.ATTRIBUTES/VARIABLE_VALUE") for n in names):
             return "trainer"
         if model_garden.encoder_root(names) is not None:
@@ -66,8 +76,33 @@ def detect_format(path):
         "weights.safetensors)")
 
 
-def _source_tensors(path, fmt):
+def xlnet_tf1_tensors(path, fmt, untie_r=True):
+    """{original TF1 name: array} of an XLNet checkpoint in any of `XLNET_FORMATS`
+    or ours (`untie_r` says how Hugging Face's per-layer biases are to be kept).
+    Our XLNet weights are read by TF1 name too, so that they load whatever the
+    layers of the model that saved them were called."""
+    if fmt == "ours":
+        tensors = {xlnet_tf1_name(p)[0]: v for p, v in ours.read_weights(path).items() if xlnet_tf1_name(p)}
+    elif fmt == "xlnet_hf":
+        tensors = hf_to_tf1(read_weight_file(path), untie_r)
+    else:
+        tensors = tf_checkpoint.read_tensors(tf_checkpoint.resolve_prefix(path))
+        if fmt == "xlnet_model_garden":
+            tensors = model_garden_to_tf1(tensors, network_root(tensors))
+    return with_our_logit_scope(tensors)
+
+
+def _holds_xlnet(path, config):
+    """Our weights of an XLNet: the model's config says so, or the saved config beside."""
+    directory = os.path.dirname(os.path.abspath(ours.weights_file(path)))
+    return isinstance(config, XLNetConfig) or os.path.isfile(os.path.join(directory, ours.XLNET_CONFIG_FILE))
+
+
+def _source_tensors(path, fmt, model):
     """{source key: array} plus a function our_path -> (source key, transposed) or None."""
+    config = getattr(model, "config", None)
+    if fmt in XLNET_FORMATS or (fmt == "ours" and _holds_xlnet(path, config)):
+        return xlnet_tf1_tensors(path, fmt, getattr(config, "untie_r", True)), xlnet_tf1_name
     if fmt == "ours":
         return ours.read_weights(path), lambda p: (p, False)
     if fmt == "keras_hub":
@@ -98,7 +133,11 @@ def _source_tensors(path, fmt):
 def read_for_model(model, path, fmt=None):
     """({our path: array oriented for us}, unused source keys, format)."""
     fmt = fmt or detect_format(path)
-    tensors, locate = _source_tensors(path, fmt)
+    return (*_match(model, *_source_tensors(path, fmt, model)), fmt)
+
+
+def _match(model, tensors, locate):
+    """({our path: array oriented for us}, unused source keys)."""
     found, used = {}, set()
     for variable in model.weights:
         where = locate(variable.path)
@@ -108,7 +147,7 @@ def read_for_model(model, path, fmt=None):
         value = np.asarray(tensors[key])
         found[variable.path] = value.T if transposed else value
         used.add(key)
-    return found, sorted(set(tensors) - used), fmt
+    return found, sorted(set(tensors) - used)
 
 
 def load_into(model, path, strict=False, fmt=None):
@@ -123,6 +162,16 @@ def load_into(model, path, strict=False, fmt=None):
     >>> print(report.summary())
     """
     values, unused, fmt = read_for_model(model, path, fmt)
+    return _assign(model, values, unused, path, fmt, strict)
+
+
+def load_tensors(model, tensors, locate, source, fmt, strict=False):
+    """`load_into` for tensors already in memory: {key: array} and `locate`,
+    our path -> (key, transposed) or None; `source` and `fmt` name them in messages."""
+    return _assign(model, *_match(model, tensors, locate), source, fmt, strict)
+
+
+def _assign(model, values, unused, path, fmt, strict):
     errors = []
     for variable in model.weights:
         value = values.get(variable.path)

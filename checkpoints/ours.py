@@ -1,13 +1,16 @@
 """Our own weights format: `weights.safetensors` keyed by Keras variable path, with
-`bert_config.json` beside it. Backend-neutral: loads under TensorFlow or JAX."""
+`bert_config.json` (an XLNet's: `xlnet_config.json`) beside it. Backend-neutral:
+loads under TensorFlow or JAX."""
 
 import os
 
 import numpy as np
 
+from modeling.xlnet import XLNetConfig
 from utils.files import atomic_output
 
 WEIGHTS_FILE = "weights.safetensors"
+XLNET_CONFIG_FILE = "xlnet_config.json"
 
 
 def weights_file(path):
@@ -24,8 +27,8 @@ def is_ours(path):
 
 
 def save_weights(model, path, only=None):
-    """Variables of `model` (all, or the paths in `only`), plus `bert_config.json`
-    when the model has an encoder."""
+    """Variables of `model` (all, or the paths in `only`), plus its config file
+    when the model has an encoder (or, as `XLNetParts`, a config)."""
     from safetensors.numpy import save
     os.makedirs(path, exist_ok=True)
     tensors = {v.path: np.ascontiguousarray(np.asarray(v.numpy() if hasattr(v, "numpy") else v))
@@ -34,7 +37,8 @@ def save_weights(model, path, only=None):
         f.write(save(tensors, metadata={"format": "bert_garden"}))
     config = getattr(model, "config", None) or getattr(getattr(model, "encoder", None), "config", None)
     if config is not None:
-        config.to_json_file(os.path.join(path, "bert_config.json"))
+        name = XLNET_CONFIG_FILE if isinstance(config, XLNetConfig) else "bert_config.json"
+        config.to_json_file(os.path.join(path, name))
 
 
 def read_weights(path):

@@ -72,3 +72,27 @@ def object_key_to_path(key, root):
         return None
     escaped = key[len(root) + 1: -len(_ATTRIBUTE_SUFFIX)]
     return escaped.replace(".S", "/").replace("..", ".")
+
+
+def write_object_based(tensors, prefix):
+    """Writes {object key: array} (`a/b/.ATTRIBUTES/VARIABLE_VALUE` keys) with the
+    object graph those keys spell, so that `tf.train.Checkpoint(a=...).restore`
+    finds each variable by its attribute path; written as `write_name_based` does."""
+    from tensorflow.core.protobuf import trackable_object_graph_pb2
+    graph = trackable_object_graph_pb2.TrackableObjectGraph()
+    graph.nodes.add()
+    children = [{}]  # per node: local name -> node id
+    for key in sorted(tensors):
+        if not key.endswith(_ATTRIBUTE_SUFFIX):
+            raise ValueError(f"not an object checkpoint key: {key!r}")
+        node = 0
+        for part in key[: -len(_ATTRIBUTE_SUFFIX)].split("/"):
+            local_name = part.replace(".S", "/").replace("..", ".")
+            if local_name not in children[node]:
+                children[node][local_name] = len(graph.nodes)
+                graph.nodes[node].children.add(node_id=len(graph.nodes), local_name=local_name)
+                graph.nodes.add()
+                children.append({})
+            node = children[node][local_name]
+        graph.nodes[node].attributes.add(name="VARIABLE_VALUE", full_name=key, checkpoint_key=key)
+    write_name_based({**tensors, "_CHECKPOINTABLE_OBJECT_GRAPH": graph.SerializeToString()}, prefix)

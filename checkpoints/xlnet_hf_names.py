@@ -1,76 +1,99 @@
-"""Hugging Face `XLNetModel` / `XLNetLMHeadModel` / `XLNetForSequenceClassification`
-tensors -> our `XLNetBackbone` (and LM head or sequence classification head).
+"""The original XLNet TF1 names <-> Hugging Face `XLNetLMHeadModel` /
+`XLNetForSequenceClassification` / `XLNetForMultipleChoice` /
+`XLNetForTokenClassification` / `XLNetForQuestionAnswering` tensor names.
 
-Hugging Face keeps every bias per layer (`transformer.layer.{i}.rel_attn.r_w_bias`);
-the original, and we, keep them as one [n_layer, ...] variable, or one shared
-[n_head, d_head] when `untie_r` is off: then every layer's copy must agree.
-`ff.layer_1/2.weight` are PyTorch [out, in], our kernels [in, out].
+Hugging Face keeps every attention bias per layer
+(`transformer.layer.{i}.rel_attn.r_w_bias`, [n_head, d_head]) where the original
+stacks them [n_layer, ...], or shares one [n_head, d_head] when `untie_r` is off
+(then every layer's copy must agree). Dense weights are PyTorch [out, in], the
+original's kernels [in, out]; the attention projections are [d_model, n_head,
+d_head] in both.
 """
 
 import re
 
 import numpy as np
 
-_BIASES = ("r_w_bias", "r_r_bias", "r_s_bias")
-# HF tensors that carry no information of their own: the decoder is the word embedding.
-_TIED = {"lm_loss.weight"}
+from checkpoints.name_templates import NameTable
+from checkpoints.xlnet_tf1_names import LOGIT_SCOPE, TAGGING_SCOPE, TRANSFORMER
+
+T = (1, 0)
+_LAYER = TRANSFORMER + "/layer_{i}"
+TABLE = NameTable([
+    (TRANSFORMER + "/word_embedding/lookup_table", "transformer.word_embedding.weight", None),
+    (TRANSFORMER + "/mask_emb/mask_emb", "transformer.mask_emb", None),
+    (_LAYER + "/rel_attn/{p}/kernel", "transformer.layer.{i}.rel_attn.{p}", None),
+    (_LAYER + "/{block}/LayerNorm/gamma", "transformer.layer.{i}.{block}.layer_norm.weight", None),
+    (_LAYER + "/{block}/LayerNorm/beta", "transformer.layer.{i}.{block}.layer_norm.bias", None),
+    (_LAYER + "/ff/{dense}/kernel", "transformer.layer.{i}.ff.{dense}.weight", T),
+    (_LAYER + "/ff/{dense}/bias", "transformer.layer.{i}.ff.{dense}.bias", None),
+    ("model/lm_loss/bias", "lm_loss.bias", None),
+    ("model/sequnece_summary/summary/kernel", "sequence_summary.summary.weight", T),
+    ("model/sequnece_summary/summary/bias", "sequence_summary.summary.bias", None),
+    (LOGIT_SCOPE + "/kernel", "logits_proj.weight", T),
+    (LOGIT_SCOPE + "/bias", "logits_proj.bias", None),
+    (TAGGING_SCOPE + "/kernel", "classifier.weight", T),
+    (TAGGING_SCOPE + "/bias", "classifier.bias", None),
+    ("start_logits/dense/kernel", "start_logits.dense.weight", T),
+    ("start_logits/dense/bias", "start_logits.dense.bias", None),
+    ("end_logits/LayerNorm/gamma", "end_logits.LayerNorm.weight", None),
+    ("end_logits/LayerNorm/beta", "end_logits.LayerNorm.bias", None),
+    ("end_logits/{dense}/kernel", "end_logits.{dense}.weight", T),
+    ("end_logits/{dense}/bias", "end_logits.{dense}.bias", None),
+    ("answer_class/{dense}/kernel", "answer_class.{dense}.weight", T),
+    ("answer_class/dense_0/bias", "answer_class.dense_0.bias", None),
+])
+# Per-layer in Hugging Face, stacked (or shared) in the original.
+PER_LAYER = ("r_w_bias", "r_r_bias", "r_s_bias", "seg_embed")
+_PER_LAYER_KEY = re.compile(r"transformer\.layer\.(\d+)\.rel_attn\.(" + "|".join(PER_LAYER) + ")")
+# Tensors that carry nothing of their own: the LM decoder is the word embedding.
+_TIED = ("lm_loss.weight", "transformer.lm_loss.weight")
 
 
 class XLNetWeightsError(ValueError):
-    """HF tensors that do not fit the model; the message names the tensor and both shapes."""
+    """Tensors that do not fit together; the message names the tensor."""
 
 
-def load_hf_xlnet(backbone, tensors, lm_head=None, classification_head=None):
-    """Assigns HF tensors (name -> array) to a built `backbone` (and `lm_head`,
-    `classification_head`), strictly: every variable set, every tensor used."""
-    tensors = {re.sub(r"^transformer\.", "", k): np.asarray(v) for k, v in tensors.items()
-               if k not in _TIED}
-    untie_r = backbone.config.untie_r
-    targets = {"word_embedding.weight": (backbone.word_embedding.embeddings, False),
-               "mask_emb": (backbone.mask_emb, False)}
-    if lm_head is not None:
-        targets["lm_loss.bias"] = (lm_head.bias, False)
-    if classification_head is not None:
-        for hf, dense in (("sequence_summary.summary", classification_head.summary),
-                          ("logits_proj", classification_head.logits_proj.dense)):
-            targets[f"{hf}.weight"] = (dense.kernel, True)
-            targets[f"{hf}.bias"] = (dense.bias, False)
-    per_layer = {name: [] for name in _BIASES + ("seg_embed",)}
-    for i, block in enumerate(backbone.blocks):
-        prefix = f"layer.{i}."
-        attention, ff = block.rel_attn, block.ff
-        for name in ("q", "k", "v", "o", "r"):
-            targets[f"{prefix}rel_attn.{name}"] = (getattr(attention, name), False)
-        for norm, hf in ((attention.layer_norm, "rel_attn.layer_norm"), (ff.layer_norm, "ff.layer_norm")):
-            targets[f"{prefix}{hf}.weight"] = (norm.gamma, False)
-            targets[f"{prefix}{hf}.bias"] = (norm.beta, False)
-        for dense in (ff.layer_1, ff.layer_2):
-            targets[f"{prefix}ff.{dense.name}.weight"] = (dense.kernel, True)
-            targets[f"{prefix}ff.{dense.name}.bias"] = (dense.bias, False)
-        for name in per_layer:
-            per_layer[name].append(_pop(tensors, f"{prefix}rel_attn.{name}"))
-    for name, values in per_layer.items():
-        if untie_r or name == "seg_embed":
-            assign(getattr(backbone, name), np.stack(values), f"layer.*.rel_attn.{name}")
+def tf1_to_hf(tensors, n_layer):
+    """{HF name: array} from {TF1 name: array}; names no rule knows raise."""
+    tensors = dict(tensors)
+    per_layer = {name: tensors.pop(f"{TRANSFORMER}/{name}") for name in PER_LAYER
+                 if f"{TRANSFORMER}/{name}" in tensors}
+    out, unknown = TABLE.convert(tensors)
+    if unknown:
+        raise XLNetWeightsError(f"no Hugging Face name for {sorted(unknown)}")
+    for name, value in per_layer.items():
+        stacked = name == "seg_embed" or value.ndim == 3
+        for i in range(n_layer):
+            out[f"transformer.layer.{i}.rel_attn.{name}"] = np.ascontiguousarray(value[i] if stacked else value)
+    return out
+
+
+def hf_to_tf1(tensors, untie_r=True):
+    """{TF1 name: array} from Hugging Face tensors (with or without the
+    `transformer.` prefix of the task models); per-layer biases stacked, or with
+    `untie_r` off checked equal and kept once. Unknown names raise."""
+    bare = not any(k.startswith("transformer.") for k in tensors)
+    per_layer, rest = {}, {}
+    for key, value in tensors.items():
+        if key in _TIED:
+            continue
+        if bare and (key.startswith("layer.") or key in ("word_embedding.weight", "mask_emb")):
+            key = "transformer." + key
+        match = _PER_LAYER_KEY.fullmatch(key)
+        if match:
+            per_layer.setdefault(match.group(2), {})[int(match.group(1))] = np.asarray(value)
         else:
-            if any(not np.array_equal(values[0], v) for v in values[1:]):
-                raise XLNetWeightsError(f"untie_r is off but layer.*.rel_attn.{name} differs between layers")
-            assign(getattr(backbone, name), values[0], f"layer.0.rel_attn.{name}")
-    for name, (variable, transposed) in targets.items():
-        value = _pop(tensors, name)
-        assign(variable, value.T if transposed else value, name)
-    if tensors:
-        raise XLNetWeightsError(f"unused tensors: {sorted(tensors)}")
-
-
-def _pop(tensors, name):
-    if name not in tensors:
-        raise XLNetWeightsError(f"missing tensor {name}")
-    return tensors.pop(name)
-
-
-def assign(variable, value, name):
-    if tuple(variable.shape) != value.shape:
-        raise XLNetWeightsError(
-            f"{name}: tensor shape {value.shape} does not fit {variable.path} {tuple(variable.shape)}")
-    variable.assign(value.astype(variable.dtype))
+            rest[key] = value
+    out, unknown = TABLE.convert(rest, to_b=False)
+    if unknown:
+        raise XLNetWeightsError(f"unknown Hugging Face XLNet tensors: {sorted(unknown)}")
+    for name in (n for n in PER_LAYER if n in per_layer):
+        values = [per_layer[name][i] for i in sorted(per_layer[name])]
+        if untie_r or name == "seg_embed":
+            out[f"{TRANSFORMER}/{name}"] = np.stack(values)
+        elif any(not np.array_equal(values[0], v) for v in values[1:]):
+            raise XLNetWeightsError(f"untie_r is off but layer.*.rel_attn.{name} differs between layers")
+        else:
+            out[f"{TRANSFORMER}/{name}"] = values[0]
+    return out

@@ -6,7 +6,7 @@ import keras
 import numpy as np
 import pytest
 
-from checkpoints.xlnet_hf_names import load_hf_xlnet
+from checkpoints.xlnet_parts import load_hf_xlnet
 from modeling.xlnet import XLNetBackbone, XLNetClassificationHead
 from tests.modeling.xlnet.cases import TINY, fine_tuning_inputs
 from tests.modeling.xlnet.tolerance import dense_bound, float32_bound
@@ -60,7 +60,7 @@ def test_matches_hugging_face_sequence_classification(units):
     theirs, hidden = hf_logits(model, inputs)
     tensors = hf_tensors(model)
     backbone, head = build(TINY, units)
-    load_hf_xlnet(backbone, tensors, classification_head=head)
+    load_hf_xlnet(backbone, tensors, head)
     assert_matches(backbone, head, inputs, theirs, logits_bound(TINY, tensors, hidden))
 
 
@@ -74,7 +74,7 @@ def test_the_comparison_sees_a_wrong_summary_weight():
     wrong = dict(tensors)
     wrong["sequence_summary.summary.bias"] = wrong["sequence_summary.summary.bias"] + 1e-3
     backbone, head = build(TINY, 3)
-    load_hf_xlnet(backbone, wrong, classification_head=head)
+    load_hf_xlnet(backbone, wrong, head)
     with pytest.raises(AssertionError):
         assert_matches(backbone, head, inputs, theirs, logits_bound(TINY, tensors, hidden))
 
@@ -95,3 +95,21 @@ def test_rebuilds_from_its_config():
     assert rebuilt.get_config() == head.get_config()
     rebuilt.build((None, None, TINY.d_model))
     assert [tuple(w.shape) for w in rebuilt.weights] == [(32, 32), (32,), (32, 3), (3,)]
+
+
+def test_one_unit_over_the_flattened_choices_is_hugging_face_multiple_choice():
+    """Multiple choice is this head with one unit on each choice, logits regrouped
+    [batch, choices], as `XLNetForMultipleChoice` (and RACE in the original)."""
+    rng = np.random.default_rng(37)
+    choices = [fine_tuning_inputs(rng) for _ in range(3)]
+    grouped = {k: np.stack([c[k] for c in choices], axis=1) for k in choices[0]}  # [batch 2, choices 3, L]
+    model = hf_model(TINY, model_class=transformers.XLNetForMultipleChoice)
+    theirs, hidden = hf_logits(model, grouped)
+    tensors = hf_tensors(model)
+    backbone, head = build(TINY, 1)
+    load_hf_xlnet(backbone, tensors, head)
+    flat = {k: v.reshape((6,) + v.shape[2:]) for k, v in grouped.items()}
+    ours = np.asarray(head(backbone(flat)["sequence_output"])).reshape(2, 3)
+    diff = float(np.abs(ours - theirs).max())
+    assert theirs.shape == (2, 3)
+    assert diff <= logits_bound(TINY, tensors, hidden) and diff <= ISSUE_BOUND, diff

@@ -11,7 +11,9 @@ import sys
 import numpy as np
 import pytest
 
-from checkpoints.xlnet_hf_names import XLNetWeightsError, load_hf_xlnet
+from checkpoints.loader import CheckpointMismatchError
+from checkpoints.xlnet_hf_names import XLNetWeightsError
+from checkpoints.xlnet_parts import load_hf_xlnet
 from tests.conftest import ROOT
 from tests.modeling.xlnet.cases import TINY, build_ours, make_cases, permutation_inputs, run_ours
 from tests.modeling.xlnet.tolerance import float32_bound
@@ -78,8 +80,8 @@ def test_weight_errors_name_the_tensor_and_shapes(references):
     tensors = hf_tensors(model)
     tensors["transformer.layer.0.rel_attn.q"] = tensors["transformer.layer.0.rel_attn.q"][:, :2]
     backbone, head = build_ours(TINY)
-    with pytest.raises(XLNetWeightsError, match=r"layer\.0\.rel_attn\.q: tensor shape \(32, 2, 8\) "
-                                                r"does not fit .*\(32, 4, 8\)"):
+    with pytest.raises(CheckpointMismatchError, match=r"layer_0/rel_attn/q: checkpoint has shape \[32, 2, 8\], "
+                                                      r"model expects \[32, 4, 8\]"):
         load_hf_xlnet(backbone, tensors, head)
     backbone, head = build_ours(TINY.replace(untie_r=False))
     with pytest.raises(XLNetWeightsError, match="untie_r is off but layer.*r_w_bias differs"):

@@ -1,6 +1,7 @@
 """Random weights, float32: our XLNet backbone against the TF Model Garden's
 `official.nlp.modeling.networks.XLNetBase` (tf-models-official), weights copied
-from it through `checkpoints.xlnet_model_garden_names`: padding, segment ids with
+from its object checkpoint (`tf.train.Checkpoint(encoder=network)`) through
+`checkpoints.loader.load_into` and `checkpoints.xlnet_model_garden_names`: padding, segment ids with
 `<cls>`, perm_mask (+ target_mapping for the query stream), tied and untied
 biases, clamp_len, bi_data, memory in and out.
 
@@ -19,62 +20,33 @@ permutation mask is given, where the original and we keep it. `same_length` is
 not compared (Model Garden has no such option; test_hf_parity covers it).
 """
 
+import os
+import tempfile
+
 import numpy as np
 import pytest
+import tensorflow as tf
 
-from checkpoints.xlnet_hf_names import XLNetWeightsError
-from checkpoints.xlnet_model_garden_names import load_model_garden_xlnet
+from checkpoints.loader import CheckpointMismatchError, load_into
 from modeling.xlnet import XLNetBackbone
 from tests.modeling.xlnet.cases import TINY, fine_tuning_inputs, permutation_inputs
 from tests.modeling.xlnet.tolerance import float32_bound
 
-networks = pytest.importorskip("official.nlp.modeling.networks")
-tf_keras = pytest.importorskip("tf_keras")
+pytest.importorskip("official.nlp.modeling.networks")
+from tests.modeling.xlnet.model_garden_reference import model_garden_network, run_model_garden  # noqa: E402
 
 ISSUE_BOUND = 1e-5  # issue 19's acceptance figure, absolute
-WEIGHT_STD = 0.2  # as the Hugging Face comparison: attention far from uniform at d_head 8
-
-
-def model_garden_network(config, two_stream, seed=0):
-    network = networks.XLNetBase(
-        vocab_size=config.n_token, num_layers=config.n_layer, hidden_size=config.d_model,
-        num_attention_heads=config.n_head, head_size=config.d_head, inner_size=config.d_inner,
-        dropout_rate=0.0, attention_dropout_rate=0.0, attention_type=config.attn_type,
-        bi_data=config.bi_data, initializer=tf_keras.initializers.RandomNormal(stddev=WEIGHT_STD),
-        two_stream=two_stream, tie_attention_biases=not config.untie_r, memory_length=config.mem_len,
-        clamp_length=config.clamp_len, reuse_length=config.reuse_len,
-        inner_activation=config.ff_activation, use_cls_mask=False)
-    inputs, _ = permutation_inputs(np.random.default_rng(seed))
-    run_model_garden(network, inputs, two_stream)  # creates seg_embed and mask_emb
-    rng = np.random.default_rng(seed)
-    for variable in network.weights:
-        noise = rng.normal(size=variable.shape).astype(np.float32)
-        if "layer_norm/gamma" in variable.name:
-            variable.assign(1.0 + 0.1 * noise)
-        elif "layer_norm/beta" in variable.name:
-            variable.assign(0.1 * noise)
-        else:
-            variable.assign(WEIGHT_STD * noise)
-    return network
-
-
-def run_model_garden(network, inputs, two_stream, state=None):
-    """(stream, new_mems) in the original's mask conventions, translated."""
-    permutation_mask = inputs.get("perm_mask")
-    target_mapping = inputs.get("target_mapping") if two_stream else None
-    output, new_mems = network(
-        input_ids=inputs["input_ids"], segment_ids=inputs["segment_ids"],
-        input_mask=1.0 - inputs["input_mask"], state=state,
-        permutation_mask=None if permutation_mask is None else 1.0 - permutation_mask,
-        target_mapping=target_mapping,
-        masked_tokens=np.zeros(inputs["input_ids"].shape, np.float32) if two_stream else None)
-    return output.numpy(), new_mems
 
 
 def ours_from(network, config):
     backbone = XLNetBackbone(config)
     backbone.build()
-    load_model_garden_xlnet(backbone, network)
+    with tempfile.TemporaryDirectory() as directory:
+        prefix = tf.train.Checkpoint(encoder=network).write(os.path.join(directory, "ckpt"))
+        report = load_into(backbone, prefix)
+    # Every tensor taken; only a network built without two_stream lacks mask_emb.
+    assert report.format == "xlnet_model_garden" and not report.unused
+    assert report.missing in ([], [backbone.mask_emb.path]), report.missing
     return backbone
 
 
@@ -152,11 +124,9 @@ def test_the_comparison_sees_a_wrong_weight():
 
 def test_mismatches_name_the_variable_and_shapes():
     network = model_garden_network(TINY, two_stream=False)
-    backbone = XLNetBackbone(TINY.replace(d_inner=48))
-    backbone.build()
-    with pytest.raises(XLNetWeightsError, match=r"layer_0/inner/kernel.*\(32, 64\) does not fit .*\(32, 48\)"):
-        load_model_garden_xlnet(backbone, network)
-    tied = XLNetBackbone(TINY.replace(untie_r=False))
-    tied.build()
-    with pytest.raises(XLNetWeightsError, match="tie_attention_biases=False does not fit untie_r=False"):
-        load_model_garden_xlnet(tied, network)
+    with pytest.raises(CheckpointMismatchError, match=r"layer_0/ff/layer_1/kernel: checkpoint has shape "
+                                                      r"\[32, 64\], model expects \[32, 48\]"):
+        ours_from(network, TINY.replace(d_inner=48))
+    with pytest.raises(CheckpointMismatchError, match=r"r_w_bias: checkpoint has shape \[2, 4, 8\], "
+                                                      r"model expects \[4, 8\]"):
+        ours_from(network, TINY.replace(untie_r=False))
