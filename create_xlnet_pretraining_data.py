@@ -37,7 +37,9 @@ flags.DEFINE_integer("reuse_len", 256, "Tokens per record that continue the prev
                      "its row (cached as memory). Could be half of seq_len.")
 flags.DEFINE_integer("bsz_per_host", 32, "Rows of the token stream: the training batch size that "
                      "memory and bi_data need.")
-flags.DEFINE_bool("bi_data", True, "Second half of the rows read backwards.")
+flags.DEFINE_integer("num_core_per_host", 1, "Slices of a batch (replicas x grad_accum_steps in "
+                     "training): with bi_data each slice is forward rows, then them backwards.")
+flags.DEFINE_bool("bi_data", True, "Half of each slice's rows read backwards.")
 flags.DEFINE_integer("num_predict", 85, "Targets per record.")
 flags.DEFINE_integer("mask_alpha", 6, "How many tokens form a group.")
 flags.DEFINE_integer("mask_beta", 1, "How many tokens to mask within each group.")
@@ -51,6 +53,7 @@ flags.DEFINE_integer("documents_per_chunk", 2000, "Documents per token stream (u
 def config_from_flags():
     return XLNetDataConfig(
         seq_len=FLAGS.seq_len, reuse_len=FLAGS.reuse_len, bsz_per_host=FLAGS.bsz_per_host,
+        num_core_per_host=FLAGS.num_core_per_host,
         bi_data=FLAGS.bi_data, num_predict=FLAGS.num_predict, mask_alpha=FLAGS.mask_alpha,
         mask_beta=FLAGS.mask_beta, use_eod=FLAGS.use_eod, random_seed=FLAGS.random_seed)
 

@@ -72,8 +72,8 @@ flags.DEFINE_integer("reuse_len", 256, "XLNet: the records' reuse_len (permuted 
 flags.DEFINE_integer("perm_size", 256, "XLNet: length of the permuted blocks; divides reuse_len "
                      "and seq_len - reuse_len.")
 flags.DEFINE_integer("num_predict", 85, "XLNet: targets predicted per sequence.")
-flags.DEFINE_bool("bi_data", True, "XLNet: records written with --bi_data (the second half of "
-                  "each --train_batch_size batch reads backwards).")
+flags.DEFINE_bool("bi_data", True, "XLNet: records written with --bi_data, --bsz_per_host="
+                  "--train_batch_size and --num_core_per_host=replicas x --grad_accum_steps.")
 
 
 def dynamic_masker():
@@ -110,8 +110,6 @@ def xlnet_task():
     else:
         raise app.UsageError("--model=xlnet needs --xlnet_config_file or --preset.")
     config = config.replace(bi_data=FLAGS.bi_data)
-    if FLAGS.bi_data and FLAGS.train_batch_size % 2:
-        raise app.UsageError("--bi_data needs an even --train_batch_size (the records' bsz_per_host).")
     task = XLNetPretrainingTask(
         config, FLAGS.input_file, FLAGS.seq_len, FLAGS.reuse_len, FLAGS.perm_size, FLAGS.num_predict,
         init_checkpoint=FLAGS.init_checkpoint, seed=FLAGS.seed)
@@ -128,6 +126,11 @@ def main(_):
     make_task = xlnet_task if FLAGS.model == "xlnet" else bert_task
     task, config, source, config_name, vocab_size, id_features = make_task()
     trainer = Trainer(task, options)
+    slices = options.grad_accum_steps * trainer.strategy.num_replicas_in_sync
+    if FLAGS.model == "xlnet" and FLAGS.bi_data and FLAGS.train_batch_size % (2 * slices):
+        raise app.UsageError(
+            f"--bi_data: each of the {slices} slices of a batch (replicas x --grad_accum_steps) needs "
+            f"forward and backward halves; --train_batch_size={FLAGS.train_batch_size} does not split so")
     # After the Trainer: reading records starts TensorFlow's runtime, which a
     # multi-worker strategy must be created before.
     for path in expand_input_files(FLAGS.input_file):

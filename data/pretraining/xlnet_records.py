@@ -23,17 +23,22 @@ CLS_ID = SPECIAL_SYMBOLS["<cls>"]
 EOD_ID = SPECIAL_SYMBOLS["<eod>"]
 
 
-def stream_rows(data, sent_ids, bsz_per_host, bi_data):
-    """[rows, steps] tokens and sentence ids: the stream cut into equal rows,
-    the second half of them the first half reversed with `bi_data`."""
-    rows = bsz_per_host // 2 if bi_data else bsz_per_host
+def stream_rows(data, sent_ids, config):
+    """[bsz_per_host, steps] tokens and sentence ids: the stream cut into
+    equal rows; with `bi_data` half as many, each core's slice of rows followed
+    by the same rows reversed."""
+    rows = config.bsz_per_host // 2 if config.bi_data else config.bsz_per_host
     steps = len(data) // rows
     data = np.asarray(data[: rows * steps]).reshape(rows, steps)
     sent_ids = np.asarray(sent_ids[: rows * steps]).reshape(rows, steps)
-    if bi_data:
-        data = np.concatenate([data, data[:, ::-1]])
-        sent_ids = np.concatenate([sent_ids, sent_ids[:, ::-1]])
-    return data, sent_ids
+    if not config.bi_data:
+        return data, sent_ids
+
+    def with_backward(array):
+        forward = array.reshape(config.num_core_per_host, 1, rows // config.num_core_per_host, steps)
+        return np.concatenate([forward, forward[..., ::-1]], axis=1).reshape(config.bsz_per_host, steps)
+
+    return with_backward(data), with_backward(sent_ids)
 
 
 def split_a_and_b(data, sent_ids, begin, total, rng):
@@ -83,7 +88,7 @@ def records(data, sent_ids, config, starts_table, py_rng, np_rng):
     (`xlnet_spans.start_piece_table`); `py_rng` a `random.Random`, `np_rng` a
     `numpy.random.RandomState`."""
     c = config
-    rows, row_sent_ids = stream_rows(data, sent_ids, c.bsz_per_host, c.bi_data)
+    rows, row_sent_ids = stream_rows(data, sent_ids, c)
     tail = np.array([SEP_ID, CLS_ID])
     goal_reuse, goal_rest = c.num_predict_split
     out = {name: [] for name in X.feature_layout(c.seq_len)}
@@ -99,7 +104,7 @@ def records(data, sent_ids, config, starts_table, py_rng, np_rng):
                 break
             a, b, label, a_target, b_target = split
             rest = np.concatenate([a, [SEP_ID], b, tail])
-            reverse = c.bi_data and idx >= c.bsz_per_host // 2
+            reverse = c.bi_data and (idx // (c.bsz_per_core // 2)) % 2 == 1
             is_masked = np.concatenate([
                 sample_mask(starts_table[reuse], goal_reuse, c.mask_alpha, c.mask_beta, np_rng, reverse),
                 sample_mask(starts_table[rest], goal_rest, c.mask_alpha, c.mask_beta, np_rng, reverse)])

@@ -168,7 +168,13 @@ def test_xlnet_trains_evaluates_and_resumes_as_if_uninterrupted(xlnet_setup, tmp
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
 
 
-def test_xlnet_needs_a_config(xlnet_setup, tmp_path):
-    args = [a for a in xlnet_command(xlnet_setup, tmp_path, "--do_train") if "xlnet_config_file" not in a]
-    done = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
-    assert done.returncode != 0 and "--xlnet_config_file or --preset" in done.stderr
+def test_xlnet_refuses_a_missing_config_and_batches_without_backward_halves(xlnet_setup, tmp_path):
+    def fails(args):
+        done = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
+        assert done.returncode != 0
+        return done.stderr
+    no_config = [a for a in xlnet_command(xlnet_setup, tmp_path / "a", "--do_train") if "xlnet_config_file" not in a]
+    assert "--xlnet_config_file or --preset" in fails(no_config)
+    odd_slices = xlnet_command(xlnet_setup, tmp_path / "b", "--do_train", "--grad_accum_steps=2")
+    odd_slices[odd_slices.index("--train_batch_size=4")] = "--train_batch_size=6"
+    assert "each of the 2 slices" in fails(odd_slices)

@@ -45,7 +45,7 @@ def _original_flags(monkeypatch, config):
     monkeypatch.setattr(original, "_int64_feature", lambda values: tf.train.Feature(
         int64_list=tf.train.Int64List(value=[int(v) for v in values])))
     monkeypatch.setattr(original, "FLAGS", types.SimpleNamespace(
-        num_core_per_host=1, reuse_len=config.reuse_len, mask_alpha=config.mask_alpha,
+        num_core_per_host=config.num_core_per_host, reuse_len=config.reuse_len, mask_alpha=config.mask_alpha,
         mask_beta=config.mask_beta, uncased=False, num_predict=config.num_predict))
 
 
@@ -65,9 +65,10 @@ def test_sample_mask_equals_the_original(spiece, stream, monkeypatch, mask_alpha
         assert ours.sum() == goal
 
 
-@pytest.mark.parametrize("bi_data", [False, True])
-def test_records_equal_the_original(spiece, stream, monkeypatch, tmp_path, bi_data):
-    config = XLNetDataConfig(seq_len=32, reuse_len=16, bsz_per_host=4, bi_data=bi_data, num_predict=6)
+@pytest.mark.parametrize("bi_data,num_core_per_host", [(False, 1), (True, 1), (True, 2)])
+def test_records_equal_the_original(spiece, stream, monkeypatch, tmp_path, bi_data, num_core_per_host):
+    config = XLNetDataConfig(seq_len=32, reuse_len=16, bsz_per_host=4, bi_data=bi_data, num_predict=6,
+                             num_core_per_host=num_core_per_host)
     _original_flags(monkeypatch, config)
     sp = XLNetChunkProcessor(config, spiece, uncased=False).tokenizer.sp
     data, sent_ids = stream
