@@ -101,8 +101,9 @@ def summary_lines(counts):
         f"files {get('files', 0)}, lines {get('lines', 0)}, {get('bytes', 0) / 1e6:.1f} MB",
         f"documents {get('documents', 0)}, {get('corpus_tokens', 0)} tokens (<eod> included), "
         f"lines without tokens {get('lines_without_tokens', 0)}",
-        f"records {get('instances', 0)}, {get('tokens', 0) / max(get('corpus_tokens', 0), 1):.1%} of the corpus "
-        f"tokens' count; B continues A in {get('continuations', 0) / instances:.1%}",
+        f"records {get('instances', 0)}, {get('tokens', 0) / max(get('corpus_tokens', 0), 1):.1f}x the corpus "
+        f"tokens (windows overlap by reuse_len, random Bs repeat text); B continues A in "
+        f"{get('continuations', 0) / instances:.1%}",
         f"targets {get('targets', 0)} ({get('targets', 0) / instances:.1f} per record), "
         f"of which <sep>/<cls> {get('function_targets', 0)} (not predicted)",
         f"{seconds:.1f} s, {get('instances', 0) / seconds:.0f} records/s",
