@@ -56,6 +56,7 @@ def test_loss_is_the_mean_cross_entropy_over_each_examples_targets(records):
     np.testing.assert_allclose(t.loss(labels, {"lm_logits": tf.constant(logits)}), expected, rtol=1e-5)
 
 
+@pytest.mark.slow
 def test_pretraining_beats_a_unigram_model_on_held_out_targets(records, tmp_path):
     train_ids, dev_ids = targets(records["train"]), targets(records["dev"])
     counts = np.bincount(train_ids, minlength=CONFIG.n_token) + 1.0  # add-one smoothing
