@@ -1,4 +1,5 @@
-"""Pretrains BERT on TFRecords from `create_pretraining_data.py`.
+"""Pretrains BERT on TFRecords from `create_pretraining_data.py`, or with
+`--model=xlnet` XLNet on TFRecords from `create_xlnet_pretraining_data.py`.
 
 Flags keep google-research/bert's names, so published command lines run
 unchanged; the shared run flags (strategy, precision, checkpoints, ...) are in
@@ -12,6 +13,11 @@ Example (phase 1, then phase 2 at length 512 from phase 1's weights):
     python run_pretraining.py --input_file=data/seq512-*.tfrecord --output_dir=/tmp/p2 \\
         --init_checkpoint=/tmp/p1 --preset=bert_base_uncased --do_train --do_eval \\
         --max_seq_length=512 --max_predictions_per_seq=80 --num_train_steps=100000 ...
+
+XLNet (the original's flag names; --train_batch_size is the records' --bsz_per_host):
+    python run_pretraining.py --model=xlnet --input_file=out/xlnet-*.tfrecord --output_dir=/tmp/x \
+        --xlnet_config_file=xlnet_config.json --do_train --train_batch_size=32 --seq_len=512 \
+        --reuse_len=256 --perm_size=256 --num_predict=85 --bi_data --num_train_steps=100000
 """
 
 import os
@@ -19,17 +25,21 @@ import os
 from absl import app, flags, logging
 
 from checkpoints.companion_files import check_vocab_fits, config_source, resolve_bert_config
+from data.pretraining import features as F
 from data.pretraining.config import MaskingOptions
 from data.pretraining.corpus_reader import expand_input_files
 from data.pretraining.dataset import check_record_ids
 from data.pretraining.tf_masking import DynamicMasker
+from data.pretraining.xlnet_features import INPUT as XLNET_INPUT
 from data.text.vocab import Vocab
 from modeling.pretrainer import OBJECTIVES
+from modeling.xlnet.config import XLNetConfig
 from tasks import run_options
 from tasks.flag_groups import define_model_flags, define_text_flags, define_training_flags
 from tasks.optimization import OptimizerConfig
 from tasks.pretraining import PretrainingTask
 from tasks.trainer import Trainer, write_results
+from tasks.xlnet_pretraining import XLNetPretrainingTask
 
 FLAGS = flags.FLAGS
 run_options.define_flags()
@@ -54,6 +64,17 @@ flags.DEFINE_integer("max_sequences_per_pack", 0,
                      "Read packed rows of up to this many instances (pack_pretraining_data.py); "
                      "0: one instance per row.")
 
+flags.DEFINE_enum("model", "bert", ["bert", "xlnet"], "The model family to pretrain.")
+flags.DEFINE_string("xlnet_config_file", None, "xlnet_config.json of the model (or --preset, "
+                    "e.g. xlnet_base_cased); --model=xlnet.")
+flags.DEFINE_integer("seq_len", 512, "XLNet: sequence length of the records.")
+flags.DEFINE_integer("reuse_len", 256, "XLNet: the records' reuse_len (permuted apart from the rest).")
+flags.DEFINE_integer("perm_size", 256, "XLNet: length of the permuted blocks; divides reuse_len "
+                     "and seq_len - reuse_len.")
+flags.DEFINE_integer("num_predict", 85, "XLNet: targets predicted per sequence.")
+flags.DEFINE_bool("bi_data", True, "XLNet: records written with --bi_data, --bsz_per_host="
+                  "--train_batch_size and --num_core_per_host=replicas x --grad_accum_steps.")
+
 
 def dynamic_masker():
     """The `--dynamic_masking` masker, or None."""
@@ -66,13 +87,8 @@ def dynamic_masker():
         masked_lm_prob=FLAGS.masked_lm_prob, do_whole_word_mask=FLAGS.do_whole_word_mask))
 
 
-def main(_):
-    if not FLAGS.do_train and not FLAGS.do_eval:
-        raise app.UsageError("At least one of --do_train or --do_eval must be set.")
-    for name in ("input_file", "output_dir"):
-        if not FLAGS[name].value:
-            raise app.UsageError(f"--{name} is required.")
-    options = run_options.RunOptions.from_flags()
+def bert_task():
+    """(task, config, its source, the config's file name, vocab size, id features)."""
     config = resolve_bert_config(FLAGS.bert_config_file, FLAGS.preset, FLAGS.init_checkpoint)
     source = config_source(FLAGS.bert_config_file, FLAGS.preset, FLAGS.init_checkpoint)
     if FLAGS.vocab_file:
@@ -82,17 +98,49 @@ def main(_):
         objective=FLAGS.objective, init_checkpoint=FLAGS.init_checkpoint,
         dynamic_masker=dynamic_masker(), seed=FLAGS.seed,
         max_sequences_per_pack=FLAGS.max_sequences_per_pack)
+    return task, config, source, "bert_config.json", config.vocab_size, (F.INPUT_IDS, F.MASKED_LM_IDS)
+
+
+def xlnet_task():
+    """As `bert_task`, for --model=xlnet."""
+    if FLAGS.xlnet_config_file:
+        config, source = XLNetConfig.from_json_file(FLAGS.xlnet_config_file), FLAGS.xlnet_config_file
+    elif FLAGS.preset:
+        config, source = XLNetConfig.from_preset(FLAGS.preset), f"--preset={FLAGS.preset}"
+    else:
+        raise app.UsageError("--model=xlnet needs --xlnet_config_file or --preset.")
+    config = config.replace(bi_data=FLAGS.bi_data)
+    task = XLNetPretrainingTask(
+        config, FLAGS.input_file, FLAGS.seq_len, FLAGS.reuse_len, FLAGS.perm_size, FLAGS.num_predict,
+        init_checkpoint=FLAGS.init_checkpoint, seed=FLAGS.seed)
+    return task, config, source, "xlnet_config.json", config.n_token, (XLNET_INPUT,)
+
+
+def main(_):
+    if not FLAGS.do_train and not FLAGS.do_eval:
+        raise app.UsageError("At least one of --do_train or --do_eval must be set.")
+    for name in ("input_file", "output_dir"):
+        if not FLAGS[name].value:
+            raise app.UsageError(f"--{name} is required.")
+    options = run_options.RunOptions.from_flags()
+    make_task = xlnet_task if FLAGS.model == "xlnet" else bert_task
+    task, config, source, config_name, vocab_size, id_features = make_task()
     trainer = Trainer(task, options)
+    slices = options.grad_accum_steps * trainer.strategy.num_replicas_in_sync
+    if FLAGS.model == "xlnet" and FLAGS.bi_data and FLAGS.train_batch_size % (2 * slices):
+        raise app.UsageError(
+            f"--bi_data: each of the {slices} slices of a batch (replicas x --grad_accum_steps) needs "
+            f"forward and backward halves; --train_batch_size={FLAGS.train_batch_size} does not split so")
     # After the Trainer: reading records starts TensorFlow's runtime, which a
     # multi-worker strategy must be created before.
     for path in expand_input_files(FLAGS.input_file):
-        check_record_ids(path, config.vocab_size, source)
+        check_record_ids(path, vocab_size, source, id_features=id_features)
     if FLAGS.do_train:
         trainer.train(FLAGS.train_batch_size, FLAGS.num_train_steps, OptimizerConfig(
             name=FLAGS.optimizer, learning_rate=FLAGS.learning_rate,
             num_warmup_steps=FLAGS.num_warmup_steps))
         if trainer.is_chief:
-            config.to_json_file(os.path.join(FLAGS.output_dir, "bert_config.json"))
+            config.to_json_file(os.path.join(FLAGS.output_dir, config_name))
     if FLAGS.do_eval:
         results = trainer.evaluate(FLAGS.eval_batch_size, max_steps=FLAGS.max_eval_steps)
         logging.info("***** Eval results *****\n%s", "\n".join(

@@ -32,6 +32,8 @@ class ChunkProcessor:
     >>> blobs, shard_counts, counts = processor(0, [["A sentence.", "Another one."], ["Doc two."]])
     """
 
+    strict_utf8 = False  # invalid bytes are replaced, then dropped, as the original's 'ignore'
+
     def __init__(self, config, vocab_file, do_lower_case, num_shards=1):
         self.config = config
         self.num_shards = num_shards
@@ -75,6 +77,10 @@ class ChunkProcessor:
                 parts[shard].append(blobs[shard])
                 shard_counts[shard] += batch_counts[shard]
         return [b"".join(p) for p in parts], shard_counts, counts
+
+    @staticmethod
+    def no_output_reason(input_files):
+        return f"no documents in {', '.join(input_files)}: every line is blank or has no tokens"
 
     def tokenize(self, documents, counts):
         """Documents of token-id sentences; lines with no tokens are skipped and

@@ -50,19 +50,22 @@ def expand_input_files(patterns):
     return files
 
 
-def decode_line(raw, path, line_no, stats):
+def decode_line(raw, path, line_no, stats, strict_utf8=False):
     """UTF-8 text of one line; invalid bytes become U+FFFD (which the
-    tokenizer then drops, as the original's 'ignore') and are counted."""
+    tokenizer then drops, as the original's 'ignore') and are counted, or with
+    `strict_utf8` are an error naming the file and line."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as e:
+        if strict_utf8:
+            raise CorpusError(f"{path}:{line_no}: invalid UTF-8 ({e.reason})") from None
         stats.invalid_utf8_lines += 1
         if stats.invalid_utf8_lines <= _LOGGED_INVALID_LINES:
             logging.warning("%s:%d: invalid UTF-8 (%s), bad bytes replaced", path, line_no, e.reason)
         return raw.decode("utf-8", "replace")
 
 
-def read_documents(files, stats, max_document_chars=MAX_CHUNK_CHARS):
+def read_documents(files, stats, max_document_chars=MAX_CHUNK_CHARS, strict_utf8=False):
     """Yields documents as lists of stripped, non-empty lines."""
     for path in files:
         stats.files += 1
@@ -71,7 +74,7 @@ def read_documents(files, stats, max_document_chars=MAX_CHUNK_CHARS):
             for line_no, raw in enumerate(f, start=1):
                 stats.lines += 1
                 stats.bytes += len(raw)
-                line = decode_line(raw, path, line_no, stats).strip()
+                line = decode_line(raw, path, line_no, stats, strict_utf8).strip()
                 if not line:
                     if document:
                         yield document

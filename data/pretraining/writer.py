@@ -44,14 +44,22 @@ def write_pretraining_data(
     num_workers=1,
     documents_per_chunk=2000,
     log_every_seconds=10.0,
+    processor_class=ChunkProcessor,
 ):
     """Writes the TFRecords and returns the summary counts (a dict); a corpus
-    that yields no instance is an error and leaves no output."""
+    that yields no instance is an error and leaves no output.
+
+    `processor_class` makes one chunk's records (BERT's `ChunkProcessor`, or
+    XLNet's `xlnet_chunks.XLNetChunkProcessor`) from `(config, vocab_file,
+    do_lower_case, num_shards)`; its `strict_utf8` says whether invalid UTF-8
+    is an error rather than replaced, its `no_output_reason(input_files)` what
+    to say when nothing comes out."""
     input_files = corpus_reader.expand_input_files(input_files)
-    processor_args = (config, vocab_file, do_lower_case, len(output_files))
-    processor = ChunkProcessor(*processor_args)  # fails early on a bad vocab
+    processor_args = (processor_class, config, vocab_file, do_lower_case, len(output_files))
+    processor = processor_class(*processor_args[1:])  # fails early on a bad vocab
     read_stats = corpus_reader.ReadStats()
-    chunks = corpus_reader.chunk_documents(corpus_reader.read_documents(input_files, read_stats), documents_per_chunk)
+    documents = corpus_reader.read_documents(input_files, read_stats, strict_utf8=processor.strict_utf8)
+    chunks = corpus_reader.chunk_documents(documents, documents_per_chunk)
     counts = collections.Counter()
     progress = _Progress(counts, read_stats, log_every_seconds)
     with ShardedRecordWriter(output_files) as writer:
@@ -62,8 +70,7 @@ def write_pretraining_data(
         if not counts["instances"]:
             # Raised inside the writer so that no empty output is left behind.
             raise corpus_reader.CorpusError(
-                f"no documents in {', '.join(input_files)}: every line is blank or has no "
-                f"tokens ({read_stats.lines} lines read); nothing written")
+                f"{processor.no_output_reason(input_files)} ({read_stats.lines} lines read); nothing written")
     counts.update(
         files=read_stats.files,
         lines=read_stats.lines,
@@ -91,9 +98,9 @@ def _process_in_order(chunks, processor, processor_args, num_workers):
             yield pending.popleft().get()
 
 
-def _init_worker(*processor_args):
+def _init_worker(processor_class, *processor_args):
     global _worker_processor
-    _worker_processor = ChunkProcessor(*processor_args)
+    _worker_processor = processor_class(*processor_args)
 
 
 def _process_chunk(index, chunk):

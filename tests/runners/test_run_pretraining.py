@@ -119,3 +119,62 @@ def test_sigkill_then_restart_continues_as_if_uninterrupted(setup, tmp_path):
     assert sorted(got) == sorted(want) and any(k.startswith("rng/") for k in got)
     for name in want:
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+
+
+@pytest.fixture(scope="module")
+def xlnet_setup(tmp_path_factory):
+    """XLNet records (seq_len 32, reuse_len 16, bsz_per_host 4, bi_data) and an XLNet-tiny config."""
+    from data.pretraining.writer import write_pretraining_data
+    from data.pretraining.xlnet_chunks import XLNetChunkProcessor
+    from data.pretraining.xlnet_config import XLNetDataConfig
+    from modeling.xlnet.config import XLNetConfig
+    from tests.xlnet_corpus import build_spiece, write_corpus
+    root = tmp_path_factory.mktemp("xlnet_pretraining")
+    records = str(root / "xlnet.tfrecord")
+    write_pretraining_data(write_corpus(root / "corpus.txt", 40), [records], build_spiece(root),
+                           XLNetDataConfig(seq_len=32, reuse_len=16, bsz_per_host=4, num_predict=6),
+                           processor_class=XLNetChunkProcessor, log_every_seconds=1e9)
+    XLNetConfig.from_preset("xlnet_tiny").to_json_file(str(root / "xlnet_config.json"))
+    return {"records": records, "config": str(root / "xlnet_config.json")}
+
+
+def xlnet_command(xlnet_setup, output_dir, *extra):
+    return [sys.executable, os.path.join(ROOT, "run_pretraining.py"), "--model=xlnet",
+            f"--input_file={xlnet_setup['records']}", f"--output_dir={output_dir}",
+            f"--xlnet_config_file={xlnet_setup['config']}", "--train_batch_size=4",
+            "--eval_batch_size=4", "--seq_len=32", "--reuse_len=16", "--perm_size=8", "--num_predict=6",
+            "--num_warmup_steps=2", "--learning_rate=1e-3", "--mixed_precision=none", *extra]
+
+
+def test_xlnet_trains_evaluates_and_resumes_as_if_uninterrupted(xlnet_setup, tmp_path):
+    """Dropout on: equal final weights after a resume need the model, optimizer,
+    step, dropout RNG and the input position (so the permutations) restored."""
+    straight, resumed = tmp_path / "straight", tmp_path / "resumed"
+    args = lambda out, *extra: xlnet_command(xlnet_setup, out, "--do_train", "--num_train_steps=6",  # noqa: E731
+                                             "--save_checkpoints_steps=3", "--log_steps=3", *extra)
+    log = run(args(straight, "--do_eval", "--max_eval_steps=2"))
+    assert "step 3: loss = " in log and "lm_accuracy = " in log
+    results = read_results(straight / "eval_results.txt")
+    assert set(results) == {"global_step", "loss", "lm_accuracy", "lm_loss"} and results["global_step"] == "6"
+    assert '"bi_data": true' in (straight / "xlnet_config.json").read_text()
+
+    run(args(resumed))
+    for path in resumed.glob("ckpt-6.*"):  # as if killed between the saves at steps 3 and 6
+        path.unlink()
+    assert "(step 3)" in run(args(resumed))
+    want, got = checkpoint_values(straight), checkpoint_values(resumed)
+    assert sorted(got) == sorted(want) and any(k.startswith("rng/") for k in got)
+    for name in want:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+
+
+def test_xlnet_refuses_a_missing_config_and_batches_without_backward_halves(xlnet_setup, tmp_path):
+    def fails(args):
+        done = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
+        assert done.returncode != 0
+        return done.stderr
+    no_config = [a for a in xlnet_command(xlnet_setup, tmp_path / "a", "--do_train") if "xlnet_config_file" not in a]
+    assert "--xlnet_config_file or --preset" in fails(no_config)
+    odd_slices = xlnet_command(xlnet_setup, tmp_path / "b", "--do_train", "--grad_accum_steps=2")
+    odd_slices[odd_slices.index("--train_batch_size=4")] = "--train_batch_size=6"
+    assert "each of the 2 slices" in fails(odd_slices)

@@ -1,0 +1,79 @@
+"""Writes XLNet pretraining TFRecords from raw text, in parallel and streaming.
+
+Input as the BERT writer's (one sentence per line, a blank line between
+documents); records and the algorithm as the original XLNet
+`data_utils.py` (features `input is_masked target seg_id label`, its flag
+names and defaults). Differences: the corpus streams through in chunks of
+`--documents_per_chunk` documents, each chunk its own token stream (the
+original makes one stream per input file and holds it in memory); an
+`<eod>` closes every document, the last one of a file too; output goes to
+`--output_file` (`--output_shards`), whole chunks per shard, rather than
+file names that encode the settings. Training reads them with
+`run_pretraining.py --model=xlnet`, which draws the permutations.
+
+Example:
+  python create_xlnet_pretraining_data.py --input_file=corpus/*.txt \\
+    --output_file=out/xlnet.tfrecord --output_shards=4 --sp_path=spiece.model \\
+    --seq_len=512 --reuse_len=256 --bsz_per_host=32 --num_predict=85 --num_workers=2
+"""
+
+import sys
+
+from absl import app, flags, logging
+
+from data.pretraining.corpus_reader import CorpusError
+from data.pretraining.writer import output_paths, write_pretraining_data
+from data.pretraining.xlnet_chunks import XLNetChunkProcessor, summary_lines
+from data.pretraining.xlnet_config import XLNetDataConfig
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string("input_file", None, "Input raw text file(s) or glob(s), comma-separated.")
+flags.DEFINE_string("output_file", None, "Output TFRecord file (or comma-separated list of files).")
+flags.DEFINE_string("sp_path", None, "The SentencePiece model (spiece.model, build_spm_vocab.py).")
+flags.DEFINE_bool("uncased", False, "Lower-case the input.")
+flags.DEFINE_integer("seq_len", 512, "Sequence length.")
+flags.DEFINE_integer("reuse_len", 256, "Tokens per record that continue the previous record of "
+                     "its row (cached as memory). Could be half of seq_len.")
+flags.DEFINE_integer("bsz_per_host", 32, "Rows of the token stream: the training batch size that "
+                     "memory and bi_data need.")
+flags.DEFINE_integer("num_core_per_host", 1, "Slices of a batch (replicas x grad_accum_steps in "
+                     "training): with bi_data each slice is forward rows, then them backwards.")
+flags.DEFINE_bool("bi_data", True, "Half of each slice's rows read backwards.")
+flags.DEFINE_integer("num_predict", 85, "Targets per record.")
+flags.DEFINE_integer("mask_alpha", 6, "How many tokens form a group.")
+flags.DEFINE_integer("mask_beta", 1, "How many tokens to mask within each group.")
+flags.DEFINE_bool("use_eod", True, "Append <eod> at the end of each document.")
+flags.DEFINE_integer("random_seed", 12345, "Random seed for data generation.")
+flags.DEFINE_integer("output_shards", 1, "Number of numbered output shards of --output_file.")
+flags.DEFINE_integer("num_workers", 1, "Worker processes.")
+flags.DEFINE_integer("documents_per_chunk", 2000, "Documents per token stream (unit of work).")
+
+
+def config_from_flags():
+    return XLNetDataConfig(
+        seq_len=FLAGS.seq_len, reuse_len=FLAGS.reuse_len, bsz_per_host=FLAGS.bsz_per_host,
+        num_core_per_host=FLAGS.num_core_per_host,
+        bi_data=FLAGS.bi_data, num_predict=FLAGS.num_predict, mask_alpha=FLAGS.mask_alpha,
+        mask_beta=FLAGS.mask_beta, use_eod=FLAGS.use_eod, random_seed=FLAGS.random_seed)
+
+
+def main(argv):
+    del argv
+    try:
+        config = config_from_flags()
+        outputs = output_paths(FLAGS.output_file, FLAGS.output_shards)
+        counts = write_pretraining_data(
+            FLAGS.input_file, outputs, FLAGS.sp_path, config, do_lower_case=FLAGS.uncased,
+            num_workers=FLAGS.num_workers, documents_per_chunk=FLAGS.documents_per_chunk,
+            processor_class=XLNetChunkProcessor)
+    except (CorpusError, OSError, ValueError) as e:
+        sys.exit(f"error: {e}")
+    logging.info("wrote %d shard(s): %s", len(outputs), ", ".join(outputs))
+    for line in summary_lines(counts):
+        logging.info("%s", line)
+
+
+if __name__ == "__main__":
+    flags.mark_flags_as_required(["input_file", "output_file", "sp_path"])
+    app.run(main)
