@@ -13,19 +13,22 @@ holding it is rebuilt from its own `get_config` alone.
 A family has a name (`FAMILIES`), which also picks its text side
 (`data.text.families`: tokenizer, special tokens, segment packing) and is
 what `export_meta.json` records. `modeling.encoder.BertEncoder` is the first
-family that implements this; `check_encoder` says what a new one still lacks.
+family that implements this, `modeling.xlnet.encoder.XLNetEncoder` the second; `check_encoder` says what a new one still lacks.
 Tasks and exports make an encoder with `build_encoder(config)`, which picks
 the family by the config's type (`ENCODERS`), so none of them names a family.
 """
 
 from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
+from modeling.xlnet.config import XLNetConfig
+from modeling.xlnet.encoder import XLNetEncoder
 
 ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 ENCODER_OUTPUTS = ("sequence_output", "pooled_output", "encoder_outputs")
 CONFIG_FIELDS = ("initializer_range", "hidden_size", "max_position_embeddings")
-ENCODERS = {BertConfig: BertEncoder}  # A family's config type -> its encoder class.
-FAMILIES = {"bert": BertConfig}  # A family's name -> its config type.
+# A family's config type -> its encoder class.
+ENCODERS = {BertConfig: BertEncoder, XLNetConfig: XLNetEncoder}
+FAMILIES = {"bert": BertConfig, "xlnet": XLNetConfig}  # A family's name -> its config type.
 
 
 def family_of(config):
