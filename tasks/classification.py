@@ -24,8 +24,10 @@ _BATCHES_PER_LENGTH_GROUP = 50
 @dataclasses.dataclass
 class ClassificationConfig:
     """`reader` is a `data.classification.glue_readers.GlueReader` or
-    `data.classification.custom_reader.CustomReader`;
-    cached TFRecords go to `cache_dir`."""
+    `data.classification.custom_reader.CustomReader`; `bert_config` is the
+    encoder's config (any family: an `XLNetConfig` too) and `vocab_file` that
+    family's vocabulary file (`vocab.txt`, `spiece.model`); cached TFRecords
+    go to `cache_dir`."""
 
     reader: object
     vocab_file: str
