@@ -39,7 +39,8 @@ def classifier_outputs(logits, label_names):
             "probabilities": tf.nn.softmax(logits, axis=-1)}
 
 
-def save_classification(export_dir, model, text_side, max_seq_length, label_list=None, paired=False):
+def save_classification(export_dir, model, text_side, max_seq_length, label_list=None,
+                        paired=False):
     """Writes the classifier SavedModel. `model` maps encoder inputs to {"logits"};
     `text_side` is its family's `TextSide`; `label_list` None means regression;
     `paired` adds `text_b`."""

@@ -5,7 +5,6 @@ resources, the serving functions
 
 import tensorflow as tf
 
-from data.text.wordpiece_text import WordPieceText
 from export.saved_model_io import save_atomically
 from export.warmup import write_warmup_requests
 from modeling.encoder_interface import ENCODER_INPUTS
@@ -19,14 +18,6 @@ def text_spec(name):
 def ids_specs():
     """The encoder inputs, int32 [batch, seq], as flat named specs."""
     return [tf.TensorSpec([None, None], tf.int32, name=name) for name in ENCODER_INPUTS]
-
-
-def wordpiece_only(text_side, what):
-    """Raises unless `text_side` is WordPiece's: `what` reads words and their
-    offsets from its basic tokenizer, which other families do not have."""
-    if not isinstance(text_side, WordPieceText):
-        raise ValueError(f"{what} needs the words and offsets of WordPiece's basic tokenizer; "
-                         f"the {text_side.family} text side has none")
 
 
 class ServingModule(tf.__internal__.tracking.AutoTrackable):

@@ -24,7 +24,8 @@ import numpy as np
 import tensorflow as tf
 
 from data.question_answering import graph_features
-from export.serving_module import ServingModule, text_spec, wordpiece_only
+from data.text.families import wordpiece_only
+from export.serving_module import ServingModule, text_spec
 from tasks import question_answering_graph_answers
 
 WARMUP = (("Which city is the capital of France?",

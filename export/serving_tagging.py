@@ -23,9 +23,10 @@ used as context: each text is a sentence of its own.
 import numpy as np
 import tensorflow as tf
 
+from data.text.families import wordpiece_only
 from data.text.graph_offsets import char_offsets
 from data.text.graph_segments import pack_segments
-from export.serving_module import ServingModule, text_spec, wordpiece_only
+from export.serving_module import ServingModule, text_spec
 
 _OUTSIDE, _BEGIN, _INSIDE = 0, 1, 2
 WARMUP_TEXTS = ("EU rejects German call to boycott British lamb.", "")

@@ -31,7 +31,7 @@ rely only on that interface's inputs and outputs. Their text comes from the
 encoder family's text side (`text_side(config)`: tokenizer, special tokens,
 packing) where the task's features allow: classification and multiple choice
 take any family's; question answering and tagging align word pieces with
-words and still tokenize with WordPiece.
+WordPiece's words and refuse another family's (`data.text.families.wordpiece_only`).
 """
 
 import abc
