@@ -13,7 +13,8 @@ holding it is rebuilt from its own `get_config` alone.
 A family has a name (`FAMILIES`), which also picks its text side
 (`data.text.families`: tokenizer, special tokens, segment packing) and is
 what `export_meta.json` records. `modeling.encoder.BertEncoder` is the first
-family that implements this, `modeling.xlnet.encoder.XLNetEncoder` the second; `check_encoder` says what a new one still lacks.
+family that implements this, `modeling.xlnet.encoder.XLNetEncoder` the
+second; `check_encoder` says what a new one still lacks.
 Tasks and exports make an encoder with `build_encoder(config)`, which picks
 the family by the config's type (`ENCODERS`), so none of them names a family.
 """

@@ -159,7 +159,8 @@ def _encoder_fields(path, values):
     bert_config = values.pop("bert_config", None)
     config = values.pop("encoder_config", None)
     if family not in TEXT_SIDES:
-        raise ExportMetaError(f"{path}: encoder_family {family!r} is not one of {sorted(TEXT_SIDES)}")
+        raise ExportMetaError(f"{path}: encoder_family {family!r} is not one of "
+                              f"{sorted(TEXT_SIDES)}")
     if config is None:
         if bert_config is None or family != LEGACY_FAMILY:
             raise ExportMetaError(f"{path}: encoder_config is missing")

@@ -16,6 +16,7 @@ import tensorflow as tf
 
 from data.text.segments import stack_inputs
 
+
 class TextSide(abc.ABC):
     """One family's tokenizer, special tokens and segment packing, Python and in-graph."""
 
@@ -77,8 +78,6 @@ class TextSide(abc.ABC):
         longest = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=1))
         start = tf.shape(features["input_mask"])[1] - longest if self.padding_side == "left" else 0
         return {name: value[:, start:start + longest] for name, value in features.items()}
-
-
 
 
 class TextPacker:

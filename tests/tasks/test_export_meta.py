@@ -46,8 +46,9 @@ def test_older_files_with_only_bert_config_read_as_before(written, tmp_path):
     meta, path = written
     _rewrite(path, lambda v: [v.pop("encoder_family"), v.pop("encoder_config")])
     read = read_export_meta(str(tmp_path))
-    assert read == ExportMeta("classification", TINY_CONFIG, os.path.join(str(tmp_path), "vocab.txt"),
-                              max_seq_length=32, label_list=("a", "b"), task_model=meta.task_model)
+    assert read == ExportMeta("classification", TINY_CONFIG,
+                              os.path.join(str(tmp_path), "vocab.txt"), max_seq_length=32,
+                              label_list=("a", "b"), task_model=meta.task_model)
 
 
 def test_encoder_config_alone_is_enough(written, tmp_path):
@@ -57,7 +58,8 @@ def test_encoder_config_alone_is_enough(written, tmp_path):
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda v: v.update(encoder_family="gpt"), r"export_meta.json: encoder_family 'gpt' is not one of"),
+    (lambda v: v.update(encoder_family="gpt"),
+     r"export_meta.json: encoder_family 'gpt' is not one of"),
     (lambda v: [v.pop("encoder_config"), v.pop("bert_config")],
      "export_meta.json: encoder_config is missing"),
     (lambda v: v.update(bert_config={**v["bert_config"], "hidden_size": 64}),
