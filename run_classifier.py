@@ -35,8 +35,9 @@ from export.export_model import export_after_training
 from tasks.classification import ClassificationConfig, ClassificationTask
 from tasks.classification_metrics import selection_score
 from tasks.fine_tuning import fine_tune
-from tasks.flag_groups import (define_fine_tuning_flags, define_model_flags, define_text_flags,
-                               model_files_from_flags, settings_from_flags)
+from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
+                               define_model_flags, define_text_flags, model_files_from_flags,
+                               settings_from_flags)
 from tasks.learning_rate_sweep import plan_runs, run_sweep
 from tasks.run_options import RunOptions, define_flags
 
@@ -80,11 +81,7 @@ def make_reader():
 
 
 def main(_):
-    if not (FLAGS.do_train or FLAGS.do_eval or FLAGS.do_predict):
-        raise app.UsageError("at least one of --do_train, --do_eval, --do_predict is required")
-    for name in ("task_name", "data_dir"):
-        if not FLAGS[name].value:
-            raise app.UsageError(f"--{name} is required")
+    check_fine_tuning_flags(required=("task_name", "data_dir"))
     learning_rates = [float(v) for v in FLAGS.learning_rates or [FLAGS.learning_rate]]
     options = RunOptions.from_flags()
     runs = plan_runs(options.output_dir, learning_rates, FLAGS.num_restarts, FLAGS.seed)

@@ -27,11 +27,11 @@ TF Serving SavedModel (text in, entities out) right away.
 
 from absl import app, flags, logging
 
-from export.export_model import export_after_training
+from export.export_model import fine_tune_and_export
 from modeling.feature_based_tagger import LAYER_COMBINATIONS
-from tasks.fine_tuning import fine_tune
-from tasks.flag_groups import (define_fine_tuning_flags, define_model_flags, define_text_flags,
-                               model_files_from_flags, settings_from_flags)
+from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
+                               define_model_flags, define_text_flags, model_files_from_flags,
+                               settings_from_flags)
 from tasks.run_options import RunOptions, define_flags
 from tasks.tagging import SPLIT_FILES, TaggingConfig, TaggingTask
 
@@ -67,10 +67,7 @@ FLAGS = flags.FLAGS
 
 
 def main(_):
-    if not (FLAGS.do_train or FLAGS.do_eval or FLAGS.do_predict):
-        raise app.UsageError("at least one of --do_train, --do_eval, --do_predict is required")
-    if not FLAGS.data_dir:
-        raise app.UsageError("--data_dir is required")
+    check_fine_tuning_flags()
     if FLAGS.export_dir and FLAGS.feature_based:
         raise app.UsageError("--export_dir exports fine-tuned models; not with --feature_based")
     options = RunOptions.from_flags()
@@ -86,13 +83,10 @@ def main(_):
         feature_layers=FLAGS.feature_layers, lstm_units=FLAGS.lstm_units,
         lstm_layers=FLAGS.lstm_layers, predict_split=FLAGS.predict_split,
         trim_padding=FLAGS.trim_padding, seed=FLAGS.seed)
-    task = TaggingTask(config)
-    outcome = fine_tune(task, options, settings_from_flags())
+    outcome = fine_tune_and_export(TaggingTask(config), options, settings_from_flags(),
+                                   FLAGS.export_dir)
     if outcome.results:
         logging.info("Dev results: %s", outcome.results)
-    if outcome.is_chief:
-        export_after_training(task.export_meta(), options.output_dir, FLAGS.export_dir,
-                              FLAGS.do_train)
 
 
 if __name__ == "__main__":

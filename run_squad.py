@@ -20,10 +20,10 @@ One epoch is one pass over the training windows (several per long context).
 
 from absl import app, flags
 
-from export.export_model import export_after_training
-from tasks.fine_tuning import fine_tune
-from tasks.flag_groups import (define_fine_tuning_flags, define_model_flags, define_text_flags,
-                               model_files_from_flags, settings_from_flags)
+from export.export_model import fine_tune_and_export
+from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
+                               define_model_flags, define_text_flags, model_files_from_flags,
+                               settings_from_flags)
 from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
 from tasks.run_options import RunOptions, define_flags
 
@@ -51,8 +51,7 @@ FLAGS = flags.FLAGS
 
 
 def main(_):
-    if not (FLAGS.do_train or FLAGS.do_predict or FLAGS.do_eval):
-        raise app.UsageError("at least one of --do_train, --do_predict, --do_eval is required")
+    check_fine_tuning_flags(required=())
     if FLAGS.do_train and not FLAGS.train_file:
         raise app.UsageError("--do_train needs --train_file")
     if (FLAGS.do_predict or FLAGS.do_eval) and not FLAGS.predict_file:
@@ -71,11 +70,9 @@ def main(_):
         init_checkpoint=FLAGS.init_checkpoint, seed=FLAGS.seed))
     # --do_eval also writes the predictions; --do_predict also scores them when it can.
     predict = FLAGS.do_predict or FLAGS.do_eval
-    outcome = fine_tune(task, options, settings_from_flags(
-        do_predict=predict, do_eval=FLAGS.do_eval or (predict and task.has_answers())))
-    if outcome.is_chief:
-        export_after_training(task.export_meta(), options.output_dir, FLAGS.export_dir,
-                              FLAGS.do_train)
+    fine_tune_and_export(task, options, settings_from_flags(
+        do_predict=predict, do_eval=FLAGS.do_eval or (predict and task.has_answers())),
+        FLAGS.export_dir)
 
 
 if __name__ == "__main__":

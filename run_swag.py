@@ -17,10 +17,10 @@ layout or `.jsonl` (see data/multiple_choice/swag_reader.py). `--do_eval` writes
 
 from absl import app, flags
 
-from export.export_model import export_after_training
-from tasks.fine_tuning import fine_tune
-from tasks.flag_groups import (define_fine_tuning_flags, define_model_flags, define_text_flags,
-                               model_files_from_flags, settings_from_flags)
+from export.export_model import fine_tune_and_export
+from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
+                               define_model_flags, define_text_flags, model_files_from_flags,
+                               settings_from_flags)
 from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
 from tasks.run_options import RunOptions, define_flags
 
@@ -38,10 +38,7 @@ FLAGS = flags.FLAGS
 
 
 def main(_):
-    if not (FLAGS.do_train or FLAGS.do_eval or FLAGS.do_predict):
-        raise app.UsageError("at least one of --do_train, --do_eval, --do_predict is required")
-    if not FLAGS.data_dir:
-        raise app.UsageError("--data_dir is required")
+    check_fine_tuning_flags()
     options = RunOptions.from_flags()
     vocab_file, bert_config = model_files_from_flags()
     task = MultipleChoiceTask(MultipleChoiceConfig(
@@ -51,10 +48,7 @@ def main(_):
         do_lower_case=FLAGS.do_lower_case, max_seq_length=FLAGS.max_seq_length,
         init_checkpoint=FLAGS.init_checkpoint, skip_bad_rows=FLAGS.skip_bad_rows,
         seed=FLAGS.seed))
-    outcome = fine_tune(task, options, settings_from_flags())
-    if outcome.is_chief:
-        export_after_training(task.export_meta(), options.output_dir, FLAGS.export_dir,
-                              FLAGS.do_train)
+    fine_tune_and_export(task, options, settings_from_flags(), FLAGS.export_dir)
 
 
 if __name__ == "__main__":

@@ -8,9 +8,10 @@ checkpoint in `--output_dir` (or `--checkpoint`, any layout
 Keras config recorded there and writes the task's SavedModel (the
 `export/serving_*.py` that `SERVING` names) to `--export_dir`. TF Serving
 wants it under a numbered version directory of the model's base path, as
-above. The fine-tuning runners call `export_after_training`, which leaves
-`export_meta.json` in their output_dir and, with their `--export_dir`, writes
-the SavedModel from the newest checkpoint right away.
+above. The fine-tuning runners call `fine_tune_and_export` (or, after a
+sweep, `export_after_training`), which leaves `export_meta.json` in their
+output_dir and, with their `--export_dir`, writes the SavedModel from the
+newest checkpoint right away.
 """
 
 import keras
@@ -24,6 +25,7 @@ from export.serving_tagging import save_tagging
 from modeling.encoder_interface import build_encoder
 from modeling.task_models import (BertClassifier, BertMultipleChoice, BertSpanLabeler,
                                   BertTokenClassifier)
+from tasks.fine_tuning import fine_tune
 from tasks.export_meta import (EXPORT_META_FILE, NER_DOC_STRIDE, read_export_meta,
                                write_export_meta)
 from tasks.flag_groups import define_export_flag
@@ -51,7 +53,7 @@ def build_task_model(meta):
 def _task_model_from_fields(meta):
     """The reader for export_meta.json files written before `task_model` existed:
     BERT task models rebuilt from `task`, `bert_config` and `label_list`."""
-    encoder = build_encoder(meta.bert_config, causal_attention=meta.causal_attention,
+    encoder = build_encoder(meta.encoder_config, causal_attention=meta.causal_attention,
                             dtype="float32")
     if meta.task == "classification":
         return BertClassifier(encoder, len(meta.label_list))
@@ -86,28 +88,25 @@ def _assign(model, weights):
                           f"{type(model).__name__}: " + ", ".join(untrained))
 
 
-def _text(meta):
-    return meta.vocab_file, meta.do_lower_case, meta.max_seq_length
-
-
 def _save_classification(export_dir, model, meta):
     labels = meta.label_list if meta.task == "classification" else None
-    return save_classification(export_dir, model, *_text(meta), labels, meta.paired)
+    return save_classification(export_dir, model, meta.text_side(), meta.max_seq_length, labels,
+                               meta.paired)
 
 
 def _save_tagging(export_dir, model, meta):
-    return save_tagging(export_dir, model, *_text(meta), meta.label_list,
-                        meta.doc_stride or NER_DOC_STRIDE)
+    return save_tagging(export_dir, model, meta.text_side(), meta.max_seq_length,
+                        meta.label_list, meta.doc_stride or NER_DOC_STRIDE)
 
 
 def _save_multiple_choice(export_dir, model, meta):
-    return save_multiple_choice(export_dir, model, *_text(meta))
+    return save_multiple_choice(export_dir, model, meta.text_side(), meta.max_seq_length)
 
 
 def _save_question_answering(export_dir, model, meta):
     options = QuestionAnsweringOptions(max_seq_length=meta.max_seq_length,
                                        doc_stride=meta.doc_stride, **meta.squad)
-    return save_question_answering(export_dir, model, meta.vocab_file, meta.do_lower_case, options)
+    return save_question_answering(export_dir, model, meta.text_side(), options)
 
 
 # export_meta.json's `task` -> the serving module's save function.
@@ -145,6 +144,17 @@ def export_after_training(meta, output_dir, export_dir, trained):
     if export_dir:
         logging.info("Wrote the serving SavedModel to %s",
                      export_model(meta, export_dir, output_dir))
+
+
+def fine_tune_and_export(task, options, settings, export_dir):
+    """A fine-tuning runner's whole job once its task is built: `fine_tune`, then
+    on the chief `export_after_training` (export_meta.json after training, the
+    SavedModel with `export_dir`). Returns `fine_tune`'s `RunResult`."""
+    outcome = fine_tune(task, options, settings)
+    if outcome.is_chief:
+        export_after_training(task.export_meta(), options.output_dir, export_dir,
+                              settings.do_train)
+    return outcome
 
 
 def define_flags():

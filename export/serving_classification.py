@@ -12,17 +12,15 @@ Signatures (each batched; `saved_model_cli show --all` lists them):
 Outputs: classification -> `label_ids` int32 [batch], `label_names` string
 [batch], `probabilities` float32 [batch, classes]; regression -> `score`
 float32 [batch]. Text without any token (empty, whitespace or control
-characters only) is classified as "[CLS] [SEP]" is; text longer than
-`max_seq_length` pieces is cut as in training.
+characters only) is classified as its family's special tokens alone are
+("[CLS] [SEP]" for BERT); text longer than `max_seq_length` pieces is cut as
+in training.
 """
 
 import numpy as np
 import tensorflow as tf
 
-from data.text.graph_segments import TextPacker
-from data.text.segments import encode_texts
-from data.text.tokenization import FullTokenizer
-from data.text.vocab import Vocab
+from data.text.text_side import TextPacker
 from export.serving_module import ServingModule, ids_specs, text_spec
 from modeling.encoder_interface import ENCODER_INPUTS
 
@@ -41,12 +39,12 @@ def classifier_outputs(logits, label_names):
             "probabilities": tf.nn.softmax(logits, axis=-1)}
 
 
-def save_classification(export_dir, model, vocab_file, do_lower_case, max_seq_length,
-                    label_list=None, paired=False):
+def save_classification(export_dir, model, text_side, max_seq_length, label_list=None,
+                        paired=False):
     """Writes the classifier SavedModel. `model` maps encoder inputs to {"logits"};
-    `label_list` None means regression; `paired` adds `text_b`."""
-    vocab = Vocab.from_file(vocab_file)
-    packer = TextPacker(vocab, do_lower_case, max_seq_length)
+    `text_side` is its family's `TextSide`; `label_list` None means regression;
+    `paired` adds `text_b`."""
+    packer = TextPacker(text_side, max_seq_length)
     label_names = None if label_list is None else [str(label) for label in label_list]
 
     def outputs(inputs):
@@ -73,10 +71,10 @@ def save_classification(export_dir, model, vocab_file, do_lower_case, max_seq_le
         return outputs({"input_word_ids": input_word_ids, "input_mask": input_mask,
                         "input_type_ids": input_type_ids})
 
-    module = ServingModule(model, vocab_file)
+    module = ServingModule(model, text_side, packer.tokenizer)
     signatures = {"serving_default": serving_default, "serve_examples": serve_examples,
                   "serve_ids": serve_ids}
-    warmup = _warmup_requests(vocab, do_lower_case, max_seq_length, paired)
+    warmup = _warmup_requests(text_side, max_seq_length, paired)
     return module.save(export_dir, signatures, warmup)
 
 
@@ -91,12 +89,11 @@ def example_protos(inputs):
     return np.array(protos, dtype=object)
 
 
-def _warmup_requests(vocab, do_lower_case, max_seq_length, paired):
+def _warmup_requests(text_side, max_seq_length, paired):
     texts_a = np.array([a for a, _ in WARMUP_TEXTS], dtype=object)
     texts_b = np.array([b for _, b in WARMUP_TEXTS], dtype=object) if paired else None
     text_inputs = {"text_a": texts_a, **({"text_b": texts_b} if paired else {})}
-    tokenizer = FullTokenizer(vocab=vocab, do_lower_case=do_lower_case)
-    ids = encode_texts(tokenizer, list(texts_a), None if texts_b is None else list(texts_b),
-                       max_seq_length)
+    ids = text_side.encode_texts(list(texts_a), None if texts_b is None else list(texts_b),
+                                 max_seq_length)
     return [("serving_default", text_inputs), ("serve_examples", {"examples": example_protos(ids)}),
             ("serve_ids", ids)]

@@ -1,6 +1,7 @@
-"""The root every task SavedModel shares: the model's variables, the vocab as
-an asset, the serving functions (as attributes and as signatures) and the
-TF Serving warmup requests."""
+"""The root every task SavedModel shares: the model's variables, the vocabulary
+file (the text side's `model_file`) as an asset, the in-graph tokenizer's
+resources, the serving functions
+(as attributes and as signatures) and the TF Serving warmup requests."""
 
 import tensorflow as tf
 
@@ -23,15 +24,18 @@ class ServingModule(tf.__internal__.tracking.AutoTrackable):
     """Holds what a task SavedModel saves.
 
     Example:
-    >>> module = ServingModule(model, "vocab.txt")
+    >>> text_side = text_side_for("bert", "vocab.txt", True)
+    >>> module = ServingModule(model, text_side, text_side.graph_tokenizer())
     >>> serve = tf.function(fn, input_signature=[text_spec("text")])
     >>> module.save("/tmp/export", {"serving_default": serve},
     ...             warmup_requests=[("serving_default", {"text": np.array([b"Hi."])})])
     """
 
-    def __init__(self, model, vocab_file):
+    def __init__(self, model, text_side, tokenizer):
         super().__init__()
-        self.vocab_file = tf.saved_model.Asset(vocab_file)
+        self.vocab_file = tf.saved_model.Asset(text_side.model_file)
+        if tokenizer.resources:  # e.g. SentencePiece's model; WordPiece's tables are constants
+            self.tokenizer_resources = list(tokenizer.resources)
         self.variables = [v.value for v in model.variables]
 
     def save(self, export_dir, signatures, warmup_requests):

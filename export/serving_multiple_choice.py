@@ -3,8 +3,9 @@
 `serving_default(context, endings)`: `context` string [batch], `endings`
 string [batch, choices] (any number of choices, the same within a request;
 for SWAG each ending is the full second sentence, `sent2 + " " + ending`).
-Each choice is packed as [CLS] context [SEP] ending [SEP] in the graph,
-truncated longest-first as in training. Outputs: `probabilities` float32
+Each choice is packed as its family packs a pair (context, ending) in the
+graph, e.g. [CLS] context [SEP] ending [SEP], truncated longest-first as in
+training. Outputs: `probabilities` float32
 [batch, choices] (softmax over the choices) and `label_ids` int32 [batch],
 the most probable choice. Empty or token-less text packs to its specials and
 still gets a probability.
@@ -13,18 +14,18 @@ still gets a probability.
 import numpy as np
 import tensorflow as tf
 
-from data.text.graph_segments import TextPacker
-from data.text.vocab import Vocab
+from data.text.text_side import TextPacker
 from export.serving_module import ServingModule, text_spec
 
 WARMUP = (("A man is sitting on a roof.", ("He starts pulling up roofing.", "He is ridiculed.",
                                             "He eats a sandwich.", "")),)
 
 
-def save_multiple_choice(export_dir, model, vocab_file, do_lower_case, max_seq_length):
+def save_multiple_choice(export_dir, model, text_side, max_seq_length):
     """Writes the multiple-choice SavedModel; `model` maps encoder inputs
-    [batch, choices, seq] to {"logits": [batch, choices]}."""
-    packer = TextPacker(Vocab.from_file(vocab_file), do_lower_case, max_seq_length)
+    [batch, choices, seq] to {"logits": [batch, choices]}; `text_side` is its
+    family's `TextSide`."""
+    packer = TextPacker(text_side, max_seq_length)
 
     @tf.function(input_signature=[text_spec("context"),
                                   tf.TensorSpec([None, None], tf.string, name="endings")])
@@ -40,5 +41,5 @@ def save_multiple_choice(export_dir, model, vocab_file, do_lower_case, max_seq_l
     warmup = [("serving_default", {
         "context": np.array([c for c, _ in WARMUP], dtype=object),
         "endings": np.array([list(e) for _, e in WARMUP], dtype=object)})]
-    module = ServingModule(model, vocab_file)
+    module = ServingModule(model, text_side, packer.tokenizer)
     return module.save(export_dir, {"serving_default": serving_default}, warmup)

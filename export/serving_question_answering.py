@@ -24,8 +24,7 @@ import numpy as np
 import tensorflow as tf
 
 from data.question_answering import graph_features
-from data.text.graph_segments import TextPacker
-from data.text.vocab import Vocab
+from data.text.families import wordpiece_only
 from export.serving_module import ServingModule, text_spec
 from tasks import question_answering_graph_answers
 
@@ -54,16 +53,19 @@ def folded_words(tokenizer, texts):
 
 class SquadAnswerer:
     """The graph from (question, context) strings to answers; `model` maps
-    encoder inputs to {"start_logits", "end_logits"}."""
+    encoder inputs to {"start_logits", "end_logits"}; `text_side` is WordPiece's
+    (answers are found over the basic tokenizer's words)."""
 
-    def __init__(self, model, vocab, do_lower_case, options):
+    def __init__(self, model, text_side, options):
+        wordpiece_only(text_side, "the SQuAD SavedModel")
         self.model = model
         self.options = options
-        self.packer = TextPacker(vocab, do_lower_case, options.max_seq_length)
-        self.piece_strings = tf.constant(vocab.tokens, tf.string)
+        self.tokenizer = text_side.graph_tokenizer()
+        self.special = text_side.special_ids
+        self.piece_strings = tf.constant(text_side.vocab.tokens, tf.string)
 
     def __call__(self, question, context):
-        options, tokenizer = self.options, self.packer.tokenizer
+        options, tokenizer = self.options, self.tokenizer
         num_rows = tf.size(question, tf.int64)
         words = graph_features.split_doc_words(context)
         word_pieces = tokenizer.tokenize(words.strings).merge_dims(1, 2)  # [doc words, (pieces)]
@@ -72,7 +74,7 @@ class SquadAnswerer:
         piece_words = word_pieces.value_rowids()
         query = tokenizer.tokenize(question).merge_dims(1, 2)[:, :options.max_query_length]
         windows = graph_features.build_windows(query, context_pieces, options.max_seq_length,
-                                              options.doc_stride, self.packer.special)
+                                              options.doc_stride, self.special)
         outputs = self.model(windows.inputs, training=False)
         start_logits, end_logits = outputs["start_logits"], outputs["end_logits"]
 
@@ -247,9 +249,10 @@ def _byte_offsets(texts, char_offsets):
     return tf.cast(tf.gather(bounds.flat_values, bounds.row_starts() + position), tf.int32)
 
 
-def save_question_answering(export_dir, model, vocab_file, do_lower_case, options):
-    """Writes the SQuAD SavedModel (`options`: a `QuestionAnsweringOptions`)."""
-    answerer = SquadAnswerer(model, Vocab.from_file(vocab_file), do_lower_case, options)
+def save_question_answering(export_dir, model, text_side, options):
+    """Writes the SQuAD SavedModel (`options`: a `QuestionAnsweringOptions`;
+    `text_side`: the WordPiece text side)."""
+    answerer = SquadAnswerer(model, text_side, options)
 
     @tf.function(input_signature=[text_spec("question"), text_spec("context")])
     def serving_default(question, context):
@@ -257,5 +260,5 @@ def save_question_answering(export_dir, model, vocab_file, do_lower_case, option
 
     warmup = [("serving_default", {"question": np.array([q for q, _ in WARMUP], dtype=object),
                                    "context": np.array([c for _, c in WARMUP], dtype=object)})]
-    return ServingModule(model, vocab_file).save(export_dir, {"serving_default": serving_default},
-                                                 warmup)
+    return ServingModule(model, text_side, answerer.tokenizer).save(
+        export_dir, {"serving_default": serving_default}, warmup)

@@ -23,9 +23,9 @@ used as context: each text is a sentence of its own.
 import numpy as np
 import tensorflow as tf
 
+from data.text.families import wordpiece_only
 from data.text.graph_offsets import char_offsets
-from data.text.graph_segments import TextPacker, pack_segments
-from data.text.vocab import Vocab
+from data.text.graph_segments import pack_segments
 from export.serving_module import ServingModule, text_spec
 
 _OUTSIDE, _BEGIN, _INSIDE = 0, 1, 2
@@ -117,12 +117,13 @@ def chunk_starts(prefixes, types, word_index):
                | tf.not_equal(previous_type, types)))
 
 
-def save_tagging(export_dir, model, vocab_file, do_lower_case, max_seq_length, label_list,
-             doc_stride):
+def save_tagging(export_dir, model, text_side, max_seq_length, label_list, doc_stride):
     """Writes the NER SavedModel; `model` maps encoder inputs to {"logits":
-    [batch, seq, labels]}; `label_list` gives the IOB labels in logit order."""
-    vocab = Vocab.from_file(vocab_file)
-    packer = TextPacker(vocab, do_lower_case, max_seq_length)
+    [batch, seq, labels]}; `text_side` is the WordPiece text side (words and their
+    offsets come from its basic tokenizer); `label_list` gives the IOB labels
+    in logit order."""
+    wordpiece_only(text_side, "the NER SavedModel")
+    tokenizer, special = text_side.graph_tokenizer(), text_side.special_ids
     prefixes, types, names = label_scheme(label_list)
     prefix_table, type_table = tf.constant(prefixes, tf.int32), tf.constant(types, tf.int32)
     type_names = tf.constant(names, tf.string, shape=[len(names)])
@@ -130,7 +131,7 @@ def save_tagging(export_dir, model, vocab_file, do_lower_case, max_seq_length, l
 
     @tf.function(input_signature=[text_spec("text")])
     def serving_default(text):
-        ids, begins, ends = packer.tokenizer.tokenize_with_offsets(text)
+        ids, begins, ends = tokenizer.tokenize_with_offsets(text)
         pieces = ids.values[:, :max_pieces]  # [words, (pieces)], words of all rows
         word_rows, word_index = ids.value_rowids(), _index_in_row(ids)
         counts = tf.RaggedTensor.from_row_splits(pieces.row_lengths(), ids.row_splits)
@@ -140,7 +141,7 @@ def save_tagging(export_dir, model, vocab_file, do_lower_case, max_seq_length, l
         word_base = tf.gather(ids.row_splits, window_rows)
         window_words = tf.ragged.range(word_base + firsts, word_base + window_ends)
         window_pieces = tf.gather(pieces, window_words).merge_dims(1, 2)
-        logits = model(pack_segments([window_pieces], max_seq_length, packer.special),
+        logits = model(pack_segments([window_pieces], max_seq_length, special),
                        training=False)["logits"]
 
         owners = owning_windows(offsets, ids.row_splits[:-1], tf.size(word_rows), windows)
@@ -174,7 +175,7 @@ def save_tagging(export_dir, model, vocab_file, do_lower_case, max_seq_length, l
                     tf.int32)}
 
     warmup = [("serving_default", {"text": np.array(WARMUP_TEXTS, dtype=object)})]
-    module = ServingModule(model, vocab_file)
+    module = ServingModule(model, text_side, tokenizer)
     return module.save(export_dir, {"serving_default": serving_default}, warmup)
 
 

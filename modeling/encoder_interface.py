@@ -10,22 +10,43 @@ of every layer's [batch, seq, hidden]. It has `config` (with
 and `from_config`, and is registered as Keras-serializable, so a task model
 holding it is rebuilt from its own `get_config` alone.
 
-Its text side is a vocab file with the special tokens of `data.vocab`
-(`SPECIAL_TOKENS`: padding, unknown, classification, separator, mask),
-tokenized in Python by `data` and in the graph for exports.
-`modeling.encoder.BertEncoder` is the first family that implements this;
-`check_encoder` says what a new one still lacks. Tasks and exports make an
-encoder with `build_encoder(config)`, which picks the family by the config's
-type (`ENCODERS`), so none of them names a family.
+A family has a name (`FAMILIES`), which also picks its text side
+(`data.text.families`: tokenizer, special tokens, segment packing) and is
+what `export_meta.json` records. `modeling.encoder.BertEncoder` is the first
+family that implements this, `modeling.xlnet.encoder.XLNetEncoder` the
+second; `check_encoder` says what a new one still lacks.
+Tasks and exports make an encoder with `build_encoder(config)`, which picks
+the family by the config's type (`ENCODERS`), so none of them names a family.
 """
 
 from modeling.config import BertConfig
 from modeling.encoder import BertEncoder
+from modeling.xlnet.config import XLNetConfig
+from modeling.xlnet.encoder import XLNetEncoder
 
 ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 ENCODER_OUTPUTS = ("sequence_output", "pooled_output", "encoder_outputs")
 CONFIG_FIELDS = ("initializer_range", "hidden_size", "max_position_embeddings")
-ENCODERS = {BertConfig: BertEncoder}  # A family's config type -> its encoder class.
+# A family's config type -> its encoder class.
+ENCODERS = {BertConfig: BertEncoder, XLNetConfig: XLNetEncoder}
+FAMILIES = {"bert": BertConfig, "xlnet": XLNetConfig}  # A family's name -> its config type.
+
+
+def family_of(config):
+    """The family name of an encoder config."""
+    for name, config_type in FAMILIES.items():
+        if type(config) is config_type:
+            return name
+    raise TypeError(f"no encoder family has a {type(config).__name__}; expected one of "
+                    + ", ".join(c.__name__ for c in FAMILIES.values()))
+
+
+def config_from_dict(family, values, source):
+    """The encoder config of `family` from its JSON fields; errors name `source`."""
+    if family not in FAMILIES:
+        raise ValueError(f"{source}: unknown encoder family {family!r}; expected one of "
+                         f"{sorted(FAMILIES)}")
+    return FAMILIES[family].from_dict(values, source=source)
 
 
 def build_encoder(config, **kwargs):

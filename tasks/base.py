@@ -27,8 +27,11 @@ and a `FineTuningTask` adds:
                                              `task_model_config()`
 
 Tasks make their encoder with `modeling.encoder_interface.build_encoder` and
-rely only on that interface's inputs and outputs; their text side is still
-WordPiece (`FullTokenizer`).
+rely only on that interface's inputs and outputs. Their text comes from the
+encoder family's text side (`text_side(config)`: tokenizer, special tokens,
+packing) where the task's features allow: classification and multiple choice
+take any family's; question answering and tagging align word pieces with
+WordPiece's words and refuse another family's (`data.text.families.wordpiece_only`).
 """
 
 import abc
@@ -37,6 +40,14 @@ import keras
 from absl import logging
 
 from checkpoints.loader import CheckpointMismatchError, load_into
+from data.text.families import text_side_for
+from modeling.encoder_interface import family_of
+
+
+def text_side(config):
+    """The `TextSide` of `config.bert_config`'s encoder family over
+    `config.vocab_file` (that family's vocabulary file), as a task config holds them."""
+    return text_side_for(family_of(config.bert_config), config.vocab_file, config.do_lower_case)
 
 
 class Task(abc.ABC):

@@ -8,13 +8,11 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from data.classification.features import (cached_tfrecord, parse_batch, sort_by_length,
-                                      trim_padding)
-from data.text.tokenization import FullTokenizer
+from data.classification.features import cached_tfrecord, parse_batch, sort_by_length
 from modeling.config import BertConfig
 from modeling.encoder_interface import build_encoder
 from modeling.task_models import BertClassifier
-from tasks.base import FineTuningTask
+from tasks.base import FineTuningTask, text_side
 from tasks.classification_submission import write_submission
 from tasks.classification_metrics import compute_metrics
 from tasks.export_meta import ExportMeta
@@ -26,8 +24,10 @@ _BATCHES_PER_LENGTH_GROUP = 50
 @dataclasses.dataclass
 class ClassificationConfig:
     """`reader` is a `data.classification.glue_readers.GlueReader` or
-    `data.classification.custom_reader.CustomReader`;
-    cached TFRecords go to `cache_dir`."""
+    `data.classification.custom_reader.CustomReader`; `bert_config` is the
+    encoder's config (any family: an `XLNetConfig` too) and `vocab_file` that
+    family's vocabulary file (`vocab.txt`, `spiece.model`); cached TFRecords
+    go to `cache_dir`."""
 
     reader: object
     vocab_file: str
@@ -62,7 +62,7 @@ class ClassificationTask(FineTuningTask):
     def __init__(self, config):
         self.config = config
         self.reader = config.reader
-        self.tokenizer = FullTokenizer(config.vocab_file, config.do_lower_case)
+        self.text_side = text_side(config)
         self._splits = {}
         self._files = {}
 
@@ -102,7 +102,7 @@ class ClassificationTask(FineTuningTask):
             config = self.config
             self._files[split] = cached_tfrecord(
                 config.cache_dir, f"{self.name}-{split}", self.split_data(split).examples,
-                self.tokenizer, config.vocab_file, config.do_lower_case, config.max_seq_length,
+                self.text_side, config.vocab_file, config.do_lower_case, config.max_seq_length,
                 self.reader.label_list)
         return self._files[split]
 
@@ -141,7 +141,9 @@ class ClassificationTask(FineTuningTask):
             dataset = dataset.map(sort_by_length).unbatch().batch(batch_size, drop_remainder=True)
             dataset = dataset.shuffle(_BATCHES_PER_LENGTH_GROUP, seed=self.config.seed)
         if self.config.trim_padding:
-            dataset = dataset.map(trim_padding, num_parallel_calls=tf.data.AUTOTUNE)
+            dataset = dataset.map(lambda features, labels: (self.text_side.trim_padding(features),
+                                                            labels),
+                                  num_parallel_calls=tf.data.AUTOTUNE)
         return dataset.prefetch(tf.data.AUTOTUNE)
 
     def loss(self, labels, outputs):

@@ -5,7 +5,12 @@ The contract (JSON object; runners write it with `write_export_meta`):
 
     format_version          1
     task                    "classification" | "regression" | "squad" | "ner" | "multiple_choice"
-    bert_config             the encoder's BertConfig as a dict (bert_config.json fields)
+    encoder_family          the encoder family's name ("bert", ...): it picks the config
+                            type and the text side (`data.text.families`)
+    encoder_config          the encoder's config as a dict (for BERT: bert_config.json fields)
+    bert_config             BERT only: encoder_config again, for readers of the BERT format.
+                            Files written before `encoder_family` existed have only this:
+                            they are read as BERT
     causal_attention        bool, the left-to-right ablation's encoder (default false)
     do_lower_case           bool
     max_seq_length          int
@@ -21,7 +26,8 @@ The contract (JSON object; runners write it with `write_export_meta`):
                             field existed lack it: their model is rebuilt from `task`,
                             `bert_config`, `causal_attention` and `label_list`
 
-`vocab.txt` is copied beside it, so the output_dir is self-contained. The
+The family's vocabulary file is copied beside it (`vocab.txt` for BERT,
+`spiece.model` for XLNet), so the output_dir is self-contained. The
 fine-tuned weights are the run's checkpoints (`checkpoints.loader` reads an
 output_dir) or any checkpoint given to the exporter.
 """
@@ -31,12 +37,13 @@ import json
 import os
 import shutil
 
-from modeling.config import BertConfig
+from data.text.families import TEXT_SIDES, text_side_for
+from modeling.encoder_interface import config_from_dict, family_of
 from utils.files import atomic_write_text, read_json_object
 
 EXPORT_META_FILE = "export_meta.json"
-VOCAB_FILE = "vocab.txt"
 FORMAT_VERSION = 1
+LEGACY_FAMILY = "bert"  # the family of files that record only `bert_config`
 TASKS = ("classification", "regression", "squad", "ner", "multiple_choice")
 SQUAD_OPTIONS = ("max_query_length", "n_best_size", "max_answer_length",
                  "version_2_with_negative", "null_score_diff_threshold")
@@ -49,10 +56,11 @@ class ExportMetaError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class ExportMeta:
-    """A fine-tuned model's task, encoder config and text processing."""
+    """A fine-tuned model's task, encoder config and text processing;
+    `vocab_file` is the family's vocabulary file (`vocab.txt`, `spiece.model`)."""
 
     task: str
-    bert_config: BertConfig
+    encoder_config: object  # the family's config, e.g. a BertConfig
     vocab_file: str
     do_lower_case: bool = True
     max_seq_length: int = 128
@@ -78,22 +86,40 @@ class ExportMeta:
             unknown = sorted(set(self.squad) - set(SQUAD_OPTIONS))
             if unknown:
                 raise ExportMetaError(f"unknown squad option(s) {unknown}; expected {SQUAD_OPTIONS}")
-        if self.max_seq_length > self.bert_config.max_position_embeddings:
+        limit = self.encoder_config.max_position_embeddings
+        if self.max_seq_length > limit:
             raise ExportMetaError(f"max_seq_length {self.max_seq_length} exceeds "
-                                  f"max_position_embeddings {self.bert_config.max_position_embeddings}")
+                                  f"max_position_embeddings {limit}")
+
+    @property
+    def encoder_family(self):
+        return family_of(self.encoder_config)
+
+    def text_side(self):
+        """The family's `TextSide` over `vocab_file`."""
+        return text_side_for(self.encoder_family, self.vocab_file, self.do_lower_case)
 
     def to_json(self):
-        values = dataclasses.asdict(self)
-        values.pop("vocab_file")
-        values["bert_config"] = self.bert_config.to_dict()
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        del values["vocab_file"], values["encoder_config"]
+        config = self.encoder_config.to_dict()
+        encoder = {"encoder_family": self.encoder_family, "encoder_config": config}
+        if self.encoder_family == LEGACY_FAMILY:
+            encoder["bert_config"] = config
         values["label_list"] = None if self.label_list is None else list(self.label_list)
-        return json.dumps({"format_version": FORMAT_VERSION, **values}, indent=2) + "\n"
+        return json.dumps({"format_version": FORMAT_VERSION, "task": values.pop("task"),
+                           **encoder, **values}, indent=2) + "\n"
+
+
+def vocab_file_name(family):
+    """The name of `family`'s vocabulary file beside export_meta.json."""
+    return TEXT_SIDES[family].model_file_name
 
 
 def write_export_meta(output_dir, meta):
-    """Writes `export_meta.json` and copies the vocab beside it; returns the path."""
+    """Writes `export_meta.json` and copies the vocabulary file beside it; returns the path."""
     os.makedirs(output_dir, exist_ok=True)
-    vocab_copy = os.path.join(output_dir, VOCAB_FILE)
+    vocab_copy = os.path.join(output_dir, vocab_file_name(meta.encoder_family))
     if not (os.path.exists(vocab_copy) and os.path.samefile(meta.vocab_file, vocab_copy)):
         shutil.copyfile(meta.vocab_file, vocab_copy)
     path = os.path.join(output_dir, EXPORT_META_FILE)
@@ -109,14 +135,36 @@ def read_export_meta(output_dir):
                               "write_export_meta) before it can be exported")
     if values.pop("format_version", None) != FORMAT_VERSION:
         raise ExportMetaError(f"{path}: format_version must be {FORMAT_VERSION}")
-    known = {f.name for f in dataclasses.fields(ExportMeta)} - {"vocab_file"}
+    known = ({f.name for f in dataclasses.fields(ExportMeta)} - {"vocab_file"}
+             | {"encoder_family", "bert_config"})
     unknown = sorted(set(values) - known)
     if unknown:
         raise ExportMetaError(f"{path}: unknown field(s) {unknown}")
+    family, config_field, config_values = _encoder_fields(path, values)
     try:
-        config = BertConfig.from_dict(values.pop("bert_config"), source=f"{path}: bert_config")
+        config = config_from_dict(family, config_values, source=f"{path}: {config_field}")
         labels = values.pop("label_list", None)
-        return ExportMeta(bert_config=config, vocab_file=os.path.join(output_dir, VOCAB_FILE),
+        return ExportMeta(encoder_config=config,
+                          vocab_file=os.path.join(output_dir, vocab_file_name(family)),
                           label_list=None if labels is None else tuple(labels), **values)
     except (KeyError, TypeError, ValueError) as e:
         raise ExportMetaError(f"{path}: {e}") from None
+
+
+def _encoder_fields(path, values):
+    """(family, the field its config is read from, that config's dict), taken
+    out of `values`: `encoder_family` + `encoder_config`, or (older files)
+    `bert_config` alone. A `bert_config` beside `encoder_config` must be equal."""
+    family = values.pop("encoder_family", LEGACY_FAMILY)
+    bert_config = values.pop("bert_config", None)
+    config = values.pop("encoder_config", None)
+    if family not in TEXT_SIDES:
+        raise ExportMetaError(f"{path}: encoder_family {family!r} is not one of "
+                              f"{sorted(TEXT_SIDES)}")
+    if config is None:
+        if bert_config is None or family != LEGACY_FAMILY:
+            raise ExportMetaError(f"{path}: encoder_config is missing")
+        return family, "bert_config", bert_config
+    if bert_config is not None and bert_config != config:
+        raise ExportMetaError(f"{path}: bert_config differs from encoder_config")
+    return family, "encoder_config", config

@@ -12,10 +12,11 @@ then its task's own flags.
                              skip_bad_rows, export_dir
     define_export_flag       export_dir (also for the export command lines)
 
-`model_files_from_flags` and `settings_from_flags` read them back.
+`model_files_from_flags` and `settings_from_flags` read them back;
+`check_fine_tuning_flags` makes the usage checks every fine-tuning runner makes.
 """
 
-from absl import flags
+from absl import app, flags
 
 from checkpoints.companion_files import resolve_model_files
 from tasks.fine_tuning import FineTuningSettings
@@ -86,6 +87,16 @@ def define_fine_tuning_flags(unit="Examples", train_batch_size=32, learning_rate
 
 def define_export_flag(help_text):
     flags.DEFINE_string("export_dir", None, help_text)
+
+
+def check_fine_tuning_flags(required=("data_dir",), flag_values=FLAGS):
+    """Usage errors: nothing to do (no --do_train, --do_eval or --do_predict), or
+    a flag of `required` unset."""
+    if not any(flag_values[name].value for name in ("do_train", "do_eval", "do_predict")):
+        raise app.UsageError("at least one of --do_train, --do_eval, --do_predict is required")
+    for name in required:
+        if not flag_values[name].value:
+            raise app.UsageError(f"--{name} is required")
 
 
 def model_files_from_flags():

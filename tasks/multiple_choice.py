@@ -1,5 +1,6 @@
 """Multiple choice (SWAG and any set of N endings), as in the paper: each choice
-is a [CLS] context [SEP] ending [SEP] sequence, one vector V scores each
+is a (context, ending) pair packed by the encoder family's text side (BERT:
+[CLS] context [SEP] ending [SEP]), one vector V scores each
 choice's pooled output, softmax over the choices, cross-entropy on the gold one.
 
 Split files in `data_dir`: `train`, `dev` (SWAG calls it `val`) and `test`,
@@ -16,12 +17,11 @@ from absl import logging
 
 from data.multiple_choice.features import NO_LABEL, encode_examples
 from data.multiple_choice.swag_reader import read_multiple_choice_file
-from data.text.tokenization import FullTokenizer
 from modeling.config import BertConfig
 from modeling.encoder_interface import build_encoder
 from modeling.task_models import BertMultipleChoice
 from tasks.array_dataset import array_dataset
-from tasks.base import FineTuningTask
+from tasks.base import FineTuningTask, text_side
 from tasks.export_meta import ExportMeta
 from tasks.multiple_choice_predictions import write_predictions
 
@@ -73,7 +73,7 @@ class MultipleChoiceTask(FineTuningTask):
 
     def __init__(self, config):
         self.config = config
-        self.tokenizer = FullTokenizer(config.vocab_file, config.do_lower_case)
+        self.text_side = text_side(config)
         self._files = {}
         self._features = {}
 
@@ -91,7 +91,7 @@ class MultipleChoiceTask(FineTuningTask):
         """The split's `ChoiceFeatures` (encoded once)."""
         if split not in self._features:
             choice_file = self.choice_file(split)
-            features = encode_examples(self.tokenizer, choice_file.examples,
+            features = encode_examples(self.text_side, choice_file.examples,
                                        self.config.max_seq_length)
             if features.num_truncated:
                 logging.info("%s: %d of %d choices truncated to max_seq_length=%d",

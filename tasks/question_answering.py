@@ -21,12 +21,12 @@ from absl import logging
 
 from data.question_answering.features import check_lengths, convert_examples_to_features
 from data.question_answering.squad_reader import read_squad_file
-from data.text.tokenization import FullTokenizer
+from data.text.families import wordpiece_only
 from modeling.config import BertConfig
 from modeling.encoder_interface import ENCODER_INPUTS, build_encoder
 from modeling.task_models import BertSpanLabeler
 from tasks.array_dataset import array_dataset
-from tasks.base import FineTuningTask
+from tasks.base import FineTuningTask, text_side
 from tasks.export_meta import SQUAD_OPTIONS, ExportMeta
 from tasks.question_answering_metrics import squad_v1_scores, squad_v2_scores
 from tasks.question_answering_answers import PostprocessConfig, postprocess, write_predictions
@@ -98,7 +98,9 @@ class QuestionAnsweringTask(FineTuningTask):
 
     def __init__(self, config):
         self.config = config
-        self.tokenizer = FullTokenizer(config.vocab_file, config.do_lower_case)
+        text = text_side(config)
+        wordpiece_only(text, "the question answering task")
+        self.tokenizer = text.tokenizer
         self._splits = {}
         self._answers = (None, None)  # (raw predictions, their `SquadPredictions`)
 

@@ -20,13 +20,13 @@ from absl import logging
 
 from data.tagging.conll_reader import check_labels, labels_from_sentences, read_tagged_file
 from data.tagging.features import build_tagging_features
-from data.text.tokenization import FullTokenizer
+from data.text.families import wordpiece_only
 from modeling.config import BertConfig
 from modeling.encoder_interface import build_encoder
 from modeling.feature_based_tagger import LAYER_COMBINATIONS, FeatureBasedTagger
 from modeling.task_models import BertTokenClassifier
 from tasks.array_dataset import array_dataset
-from tasks.base import FineTuningTask
+from tasks.base import FineTuningTask, text_side
 from tasks.export_meta import ExportMeta
 from tasks.tagging_metrics import conlleval_report, entity_scores
 from tasks.tagging_predictions import values_per_word, write_conll_predictions
@@ -100,7 +100,9 @@ class TaggingTask(FineTuningTask):
 
     def __init__(self, config):
         self.config = config
-        self.tokenizer = FullTokenizer(config.vocab_file, config.do_lower_case)
+        text = text_side(config)
+        wordpiece_only(text, "the tagging task")
+        self.tokenizer = text.tokenizer
         self._sentences = {}
         self._features = {}
         self._labels = list(config.labels) if config.labels else None

@@ -1,7 +1,8 @@
 """Classification examples -> packed ids -> TFRecord files, cached.
 
-Each example becomes `[CLS] A [SEP] (B [SEP])` of `max_seq_length` ids,
-pairs truncated longest-first as in the original (`data/text/segments.py`). The
+Each example becomes `max_seq_length` ids packed by its encoder family's text
+side (BERT: `[CLS] A [SEP] (B [SEP])`), pairs truncated longest-first as in
+the original (`data/text/text_side.py`). The
 TFRecords use the original `run_classifier.py` feature names (`input_ids`,
 `input_mask`, `segment_ids`, `label_ids`, `is_real_example`) plus
 `example_index`, the example's position in its file, which keys predictions.
@@ -20,7 +21,7 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from data.text.segments import pack_ids
+from data.text.families import as_text_side
 
 FORMAT_VERSION = 1
 _UNLABELLED = 0
@@ -40,19 +41,19 @@ class ClassifierFeatures:
         return len(self.label_ids)
 
 
-def encode_examples(examples, tokenizer, max_seq_length, label_list):
-    """`ClassifierFeatures` of `examples`; `label_list` None means regression.
-    Unlabelled examples get label 0."""
-    vocab = tokenizer.vocab
+def encode_examples(examples, text_side, max_seq_length, label_list):
+    """`ClassifierFeatures` of `examples`, packed by `text_side` (a `TextSide`,
+    or a WordPiece `FullTokenizer` for BERT's); `label_list` None means
+    regression. Unlabelled examples get label 0."""
+    text_side = as_text_side(text_side)
     label_ids = {label: i for i, label in enumerate(label_list or ())}
     rows, labels, truncated = [], [], 0
     for example in examples:
-        ids_a = tokenizer.encode(example.text_a)
-        ids_b = tokenizer.encode(example.text_b) if example.text_b is not None else None
-        specials = 2 if ids_b is None else 3
-        truncated += len(ids_a) + len(ids_b or ()) + specials > max_seq_length
-        rows.append(pack_ids(ids_a, ids_b, max_seq_length, vocab.cls_id, vocab.sep_id,
-                             vocab.pad_id))
+        ids_a = text_side.encode(example.text_a)
+        ids_b = text_side.encode(example.text_b) if example.text_b is not None else None
+        truncated += (len(ids_a) + len(ids_b or ()) + text_side.num_specials(ids_b)
+                      > max_seq_length)
+        rows.append(text_side.pack(ids_a, ids_b, max_seq_length))
         if example.label is None:
             labels.append(_UNLABELLED)
         else:
@@ -106,9 +107,10 @@ def write_tfrecord(path, features):
             os.unlink(tmp)
 
 
-def cached_tfrecord(cache_dir, name, examples, tokenizer, vocab_file, do_lower_case,
+def cached_tfrecord(cache_dir, name, examples, text_side, vocab_file, do_lower_case,
                     max_seq_length, label_list):
-    """Path of the TFRecord of `examples` in `cache_dir`, written if not there yet."""
+    """Path of the TFRecord of `examples` in `cache_dir`, written if not there yet;
+    `text_side` as `encode_examples` takes it, over `vocab_file`."""
     key = features_key(examples, vocab_file, do_lower_case, max_seq_length, label_list)
     path = os.path.join(cache_dir, f"{name}-{max_seq_length}-{key[:16]}.tf_record")
     # An empty file is what an interrupted in-place write of an earlier version
@@ -116,7 +118,7 @@ def cached_tfrecord(cache_dir, name, examples, tokenizer, vocab_file, do_lower_c
     if os.path.isfile(path) and os.path.getsize(path) > 0:
         logging.info("Using cached features %s", path)
         return path
-    features = encode_examples(examples, tokenizer, max_seq_length, label_list)
+    features = encode_examples(examples, text_side, max_seq_length, label_list)
     if features.num_truncated:
         logging.info("%s: %d of %d examples truncated to max_seq_length=%d", name,
                      features.num_truncated, len(features), max_seq_length)
@@ -141,14 +143,6 @@ def parse_batch(serialized, max_seq_length, regression):
     }
     label = parsed["label_ids"] if regression else tf.cast(parsed["label_ids"], tf.int32)
     return features, {"label": label, "example_index": tf.cast(parsed["example_index"], tf.int32)}
-
-
-def trim_padding(features, labels):
-    """Cuts a batch's inputs to its longest example: the padding beyond it is
-    masked anyway, so outputs are unchanged and a batch of short sentences
-    costs what its tokens cost. (Shapes then vary by batch: not for TPUs or XLA.)"""
-    longest = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=1))
-    return {name: value[:, :longest] for name, value in features.items()}, labels
 
 
 def sort_by_length(features, labels):

@@ -1,15 +1,16 @@
 """Multiple-choice examples -> encoder inputs of shape [examples, choices, seq].
 
-Each choice is one sequence pair, as in the paper's SWAG setup:
-[CLS] context [SEP] start + ending [SEP], truncated longest-first when it does
-not fit (the original rule, `data.text.segments.truncate_pair`).
+Each choice is one sequence pair, as in the paper's SWAG setup, packed by the
+encoder family's text side: for BERT [CLS] context [SEP] start + ending [SEP],
+truncated longest-first when it does not fit (the original rule,
+`data.text.segments.truncate_pair`).
 """
 
 import dataclasses
 
 import numpy as np
 
-from data.text.segments import pack_ids
+from data.text.families import as_text_side
 
 NO_LABEL = -1
 
@@ -24,25 +25,28 @@ class ChoiceFeatures:
     num_truncated: int  # choices whose pair was cut to fit max_seq_length
 
 
-def encode_example(tokenizer, example, max_seq_length):
-    """(word_ids, mask, type_ids) int32 [choices, seq] and how many choices were truncated."""
-    vocab = tokenizer.vocab
-    context_ids = tokenizer.encode(example.context)
+def encode_example(text_side, example, max_seq_length):
+    """(word_ids, mask, type_ids) int32 [choices, seq] and how many choices were
+    truncated; `text_side` is a `TextSide`, or a WordPiece `FullTokenizer` for BERT's."""
+    text_side = as_text_side(text_side)
+    context_ids = text_side.encode(example.context)
     rows, truncated = [], 0
     for _, text_b in example.choice_texts():
-        choice_ids = tokenizer.encode(text_b)
-        truncated += len(context_ids) + len(choice_ids) > max_seq_length - 3
-        rows.append(pack_ids(context_ids, choice_ids, max_seq_length,
-                             vocab.cls_id, vocab.sep_id, vocab.pad_id))
+        choice_ids = text_side.encode(text_b)
+        truncated += (len(context_ids) + len(choice_ids) + text_side.num_specials(choice_ids)
+                      > max_seq_length)
+        rows.append(text_side.pack(context_ids, choice_ids, max_seq_length))
     word_ids, mask, type_ids = (np.stack(column) for column in zip(*rows))
     return (word_ids, mask, type_ids), truncated
 
 
-def encode_examples(tokenizer, examples, max_seq_length):
-    """`ChoiceFeatures` for examples that all have the same number of choices."""
+def encode_examples(text_side, examples, max_seq_length):
+    """`ChoiceFeatures` for examples that all have the same number of choices;
+    `text_side` is a `TextSide`, or a WordPiece `FullTokenizer` for BERT's."""
+    text_side = as_text_side(text_side)
     columns, num_truncated = ([], [], []), 0
     for example in examples:
-        arrays, truncated = encode_example(tokenizer, example, max_seq_length)
+        arrays, truncated = encode_example(text_side, example, max_seq_length)
         for column, array in zip(columns, arrays):
             column.append(array)
         num_truncated += truncated

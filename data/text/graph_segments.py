@@ -11,7 +11,6 @@ import collections
 import tensorflow as tf
 import tensorflow_text as text
 
-from data.text.graph_tokenizer import GraphTokenizer
 
 SpecialIds = collections.namedtuple("SpecialIds", "cls sep pad mask vocab_size")
 
@@ -60,22 +59,3 @@ def pack_segments(segments, seq_length, special):
             "input_mask": tf.cast(mask, tf.int32),
             "input_type_ids": tf.cast(type_ids, tf.int32)}
 
-
-class TextPacker:
-    """Raw text -> packed encoder inputs in the graph: `GraphTokenizer` ids
-    (exactly the training tokenizer's) then `pack_segments`.
-
-    Example:
-    >>> packer = TextPacker(Vocab.from_file("vocab.txt"), do_lower_case=True, seq_length=128)
-    >>> packer.pack(tf.constant(["A question?"]), tf.constant(["A context."]))["input_word_ids"]
-    """
-
-    def __init__(self, vocab, do_lower_case, seq_length):
-        self.special = special_ids(vocab)
-        self.tokenizer = GraphTokenizer(vocab, do_lower_case)
-        self.seq_length = seq_length
-
-    def pack(self, *texts):
-        """One string tensor [batch] per segment -> dict of int32 [batch, seq_length]."""
-        return pack_segments([self.tokenizer.tokenize(t) for t in texts], self.seq_length,
-                             self.special)

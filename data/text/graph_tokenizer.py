@@ -40,6 +40,8 @@ class GraphTokenizer(tf.Module):
     [[[14477, 20961, 3468], [999]]]
     """
 
+    resources = ()  # its tables are constants: a SavedModel need hold nothing for it
+
     def __init__(self, vocab, do_lower_case=True, preserve_unused_tokens=False, name=None):
         super().__init__(name=name)
         vocab = vocab if isinstance(vocab, Vocab) else Vocab.from_file(vocab)

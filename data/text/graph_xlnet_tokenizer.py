@@ -105,6 +105,11 @@ class GraphXLNetTokenizer(tf.Module):
         if lower:
             self._classes = tf.constant(ut.char_classes().astype(np.int32))
 
+    @property
+    def resources(self):
+        """What a SavedModel that calls `tokenize` must hold: the SentencePiece model."""
+        return (self._sp,)
+
     @tf.function(input_signature=[_TEXTS])
     def preprocess(self, texts):
         """The original's preprocess_text on a batch of UTF-8 strings."""

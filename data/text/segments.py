@@ -29,6 +29,13 @@ def pack_ids(ids_a, ids_b, max_seq_length, cls_id, sep_id, pad_id=0):
             np.array(type_ids + [0] * padding, np.int32))
 
 
+def stack_inputs(rows):
+    """Encoder inputs (numpy dict of [batch, seq] int32) from packed
+    (input_word_ids, input_mask, input_type_ids) rows."""
+    word_ids, mask, type_ids = (np.stack(column) for column in zip(*rows))
+    return {"input_word_ids": word_ids, "input_mask": mask, "input_type_ids": type_ids}
+
+
 def encode_texts(tokenizer, texts_a, texts_b=None, max_seq_length=128):
     """Batch of encoder inputs (numpy dict) from raw texts with our Python tokenizer."""
     vocab = tokenizer.vocab
@@ -37,5 +44,4 @@ def encode_texts(tokenizer, texts_a, texts_b=None, max_seq_length=128):
         ids_b = tokenizer.encode(texts_b[i]) if texts_b is not None else None
         rows.append(pack_ids(tokenizer.encode(text_a), ids_b, max_seq_length,
                              vocab.cls_id, vocab.sep_id, vocab.pad_id))
-    word_ids, mask, type_ids = (np.stack(column) for column in zip(*rows))
-    return {"input_word_ids": word_ids, "input_mask": mask, "input_type_ids": type_ids}
+    return stack_inputs(rows)

@@ -22,6 +22,7 @@ class XLNetBackbone(keras.Model):
     list of n_layer [batch, mlen, d_model] tensors from the previous segment.
 
     Outputs: `sequence_output` [batch, qlen, d_model] (content stream);
+    `encoder_outputs`, each block's content stream (before the output dropout);
     `query_output` [batch, num_predict, d_model] (query stream, only when
     `target_mapping` is given: it starts from `mask_emb` at each target); and
     `new_mems` (only when `mem_len > 0`): per layer, that layer's input over the
@@ -105,15 +106,17 @@ class XLNetBackbone(keras.Model):
             qlen, mlen + qlen, c.d_model, c.attn_type, c.bi_data, c.clamp_len, batch, h.dtype)
         pos_emb = self.dropout(pos_emb, training=training)
 
-        new_mems = []
+        new_mems, encoder_outputs = [], []
         for i, block in enumerate(self.blocks):
             layer_mems = None if mems is None else mems[i]
             if c.mem_len > 0:
                 new_mems.append(self._cache_mem(h, layer_mems))
             h, g = block(h, g, content_mask, query_mask, pos_emb, seg_mat, self._layer_biases(i),
                          mems=layer_mems, target_mapping=target_mapping, training=training)
+            encoder_outputs.append(h)
 
-        outputs = {"sequence_output": self.dropout(h, training=training)}
+        outputs = {"sequence_output": self.dropout(h, training=training),
+                   "encoder_outputs": encoder_outputs}
         if g is not None:
             outputs["query_output"] = self.dropout(g, training=training)
         if c.mem_len > 0:

@@ -8,6 +8,7 @@ from modeling.json_config import JsonConfig
 
 _ACTIVATIONS = ("gelu", "gelu_new", "gelu_tanh", "relu")
 _ATTENTION_TYPES = ("bi", "uni")
+PRETRAINING_SEQ_LEN = 512
 
 
 class XLNetConfigError(ValueError):
@@ -79,6 +80,22 @@ class XLNetConfig(JsonConfig):
             raise XLNetConfigError(f"ff_activation {self.ff_activation!r} is not one of {_ACTIVATIONS}")
         if self.attn_type not in _ATTENTION_TYPES:
             raise XLNetConfigError(f"attn_type {self.attn_type!r} is not one of {_ATTENTION_TYPES}")
+
+    # The encoder interface's names (`modeling.encoder_interface.CONFIG_FIELDS`)
+    # and the dropout a task's head takes by default.
+    @property
+    def hidden_size(self):
+        return self.d_model
+
+    @property
+    def max_position_embeddings(self):
+        """Relative positions have no table; this is the original's pretraining
+        length, the longest sequence the released weights have seen."""
+        return PRETRAINING_SEQ_LEN
+
+    @property
+    def hidden_dropout_prob(self):
+        return self.dropout
 
     @classmethod
     def from_dict(cls, values, source="config"):

@@ -1,0 +1,34 @@
+"""The text side of each encoder family, by the family's name (the name
+`export_meta.json` records as `encoder_family`)."""
+
+from data.text.text_side import TextSide
+from data.text.tokenization import FullTokenizer
+from data.text.wordpiece_text import WordPieceText
+from data.text.xlnet_text import XLNetText
+
+TEXT_SIDES = {text.family: text for text in (WordPieceText, XLNetText)}
+
+
+def text_side_for(family, model_file, do_lower_case):
+    """The `TextSide` of `family` over its vocabulary file `model_file`."""
+    if family not in TEXT_SIDES:
+        raise ValueError(f"no text side for encoder family {family!r}; expected one of "
+                         f"{sorted(TEXT_SIDES)}")
+    return TEXT_SIDES[family].from_file(model_file, do_lower_case)
+
+
+def as_text_side(text):
+    """A `TextSide` as is; a WordPiece `FullTokenizer` as BERT's text side."""
+    if isinstance(text, TextSide):
+        return text
+    if isinstance(text, FullTokenizer):
+        return WordPieceText(text, text.vocab.path)
+    raise TypeError(f"expected a TextSide or a FullTokenizer, got {type(text).__name__}")
+
+
+def wordpiece_only(text_side, what):
+    """Raises unless `text_side` is WordPiece's: `what` aligns pieces with the
+    words (and character offsets) of its basic tokenizer, which other families lack."""
+    if not isinstance(text_side, WordPieceText):
+        raise ValueError(f"{what} needs the words and offsets of WordPiece's basic tokenizer; "
+                         f"the {text_side.family} text side has none")

@@ -1,0 +1,99 @@
+"""A model family's text side: what tasks and serving modules need to turn text
+into encoder inputs, so that none of them names a tokenizer.
+
+A family's `TextSide` holds its vocabulary file (`model_file`, copied beside
+`export_meta.json` as `model_file_name`), tokenizes in Python (`encode`) and
+in the graph (`graph_tokenizer`), knows its special ids, and packs one or two
+segments into `input_word_ids`, `input_mask` (1 on real tokens, the encoder
+interface's convention), `input_type_ids` in Python (`pack`) and in the graph
+(`pack_graph`), padding on `padding_side`. Both halves give the same ids.
+`data.text.families.text_side_for` picks the implementation by family name.
+"""
+
+import abc
+
+import tensorflow as tf
+
+from data.text.segments import stack_inputs
+
+
+class TextSide(abc.ABC):
+    """One family's tokenizer, special tokens and segment packing, Python and in-graph."""
+
+    family = None  # the encoder family's name, as `export_meta.json` records it
+    model_file_name = None  # the vocabulary file's name beside export_meta.json
+    padding_side = "right"  # or "left": where packing puts the padding
+
+    def __init__(self, model_file, do_lower_case):
+        self.model_file = model_file
+        self.do_lower_case = do_lower_case
+
+    @classmethod
+    @abc.abstractmethod
+    def from_file(cls, model_file, do_lower_case):
+        """The text side over its vocabulary file."""
+
+    @property
+    @abc.abstractmethod
+    def special_ids(self):
+        """`data.text.graph_segments.SpecialIds` (cls, sep, pad, mask, vocab_size)."""
+
+    @abc.abstractmethod
+    def encode(self, text):
+        """Token ids of one raw text, as the family's original tokenizer."""
+
+    @abc.abstractmethod
+    def num_specials(self, ids_b):
+        """Special tokens `pack` adds to a segment A and `ids_b`."""
+
+    @abc.abstractmethod
+    def pack(self, ids_a, ids_b, max_seq_length):
+        """(input_word_ids, input_mask, input_type_ids) int32 arrays of
+        `max_seq_length`; `ids_b` None packs one segment. A pair that does not
+        fit is cut longest first, as the original."""
+
+    @abc.abstractmethod
+    def graph_tokenizer(self):
+        """A `tf.Module` whose `tokenize(texts)` maps tf.string [batch] to ragged
+        int32 ids ([batch, (pieces)], or [batch, (words), (pieces)]), equal to
+        `encode`, and whose `resources` a SavedModel calling it must hold."""
+
+    @abc.abstractmethod
+    def pack_graph(self, segments, seq_length):
+        """Ragged id segments (one or two) -> dict of int32 [batch, seq_length]
+        encoder inputs, exactly as `pack` packs them."""
+
+    def encode_texts(self, texts_a, texts_b=None, max_seq_length=128):
+        """Batch of encoder inputs (numpy dict) from raw texts."""
+        return stack_inputs([
+            self.pack(self.encode(text_a), None if texts_b is None else self.encode(texts_b[i]),
+                      max_seq_length)
+            for i, text_a in enumerate(texts_a)])
+
+    def trim_padding(self, features):
+        """Encoder inputs (a batch) cut to their longest example: the padding
+        beyond it is masked anyway, so outputs are unchanged and a batch of
+        short texts costs what its tokens cost. (Shapes then vary by batch: not
+        for TPUs or XLA.)"""
+        longest = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=1))
+        start = tf.shape(features["input_mask"])[1] - longest if self.padding_side == "left" else 0
+        return {name: value[:, start:start + longest] for name, value in features.items()}
+
+
+class TextPacker:
+    """Raw text -> packed encoder inputs in the graph: the text side's graph
+    tokenizer (exactly its Python ids), then its `pack_graph`.
+
+    Example:
+    >>> packer = TextPacker(text_side_for("bert", "vocab.txt", True), seq_length=128)
+    >>> packer.pack(tf.constant(["A question?"]), tf.constant(["A context."]))["input_word_ids"]
+    """
+
+    def __init__(self, text, seq_length):
+        self.text = text
+        self.tokenizer = text.graph_tokenizer()
+        self.seq_length = seq_length
+
+    def pack(self, *texts):
+        """One string tensor [batch] per segment -> dict of int32 [batch, seq_length]."""
+        return self.text.pack_graph([self.tokenizer.tokenize(t) for t in texts], self.seq_length)

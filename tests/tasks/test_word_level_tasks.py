@@ -1,0 +1,28 @@
+"""Question answering and tagging align word pieces with WordPiece's words: with
+another family's text side they refuse at once, naming the task, instead of
+failing later on a vocabulary they cannot read."""
+
+import pytest
+
+from modeling.xlnet import XLNetConfig
+from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
+from tasks.tagging import TaggingConfig, TaggingTask
+from tests.spiece_model import learn_spiece_model
+
+CONFIG = XLNetConfig.from_preset("xlnet_tiny").replace(n_token=128)
+
+
+@pytest.fixture(scope="module")
+def spiece_model(tmp_path_factory):
+    return learn_spiece_model(tmp_path_factory.mktemp("spm"))
+
+
+def test_question_answering_needs_wordpiece(spiece_model):
+    with pytest.raises(ValueError, match="the question answering task needs the words and "
+                                         "offsets of WordPiece.*the xlnet text side has none"):
+        QuestionAnsweringTask(QuestionAnsweringConfig(spiece_model, CONFIG))
+
+
+def test_tagging_needs_wordpiece(spiece_model, tmp_path):
+    with pytest.raises(ValueError, match="the tagging task needs the words"):
+        TaggingTask(TaggingConfig(str(tmp_path), spiece_model, CONFIG))
