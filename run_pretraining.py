@@ -15,9 +15,10 @@ Example (phase 1, then phase 2 at length 512 from phase 1's weights):
         --max_seq_length=512 --max_predictions_per_seq=80 --num_train_steps=100000 ...
 
 XLNet (the original's flag names; --train_batch_size is the records' --bsz_per_host):
-    python run_pretraining.py --model=xlnet --input_file=out/xlnet-*.tfrecord --output_dir=/tmp/x \
-        --xlnet_config_file=xlnet_config.json --do_train --train_batch_size=32 --seq_len=512 \
-        --reuse_len=256 --perm_size=256 --num_predict=85 --bi_data --num_train_steps=100000
+    python run_pretraining.py --model=xlnet --input_file=out/xlnet-*.tfrecord --output_dir=/tmp/x \\
+        --xlnet_config_file=xlnet_config.json --do_train --train_batch_size=32 --seq_len=512 \\
+        --reuse_len=256 --perm_size=256 --num_predict=85 --bi_data --mem_len=384 \\
+        --num_train_steps=100000
 """
 
 import os
@@ -72,6 +73,9 @@ flags.DEFINE_integer("reuse_len", 256, "XLNet: the records' reuse_len (permuted 
 flags.DEFINE_integer("perm_size", 256, "XLNet: length of the permuted blocks; divides reuse_len "
                      "and seq_len - reuse_len.")
 flags.DEFINE_integer("num_predict", 85, "XLNet: targets predicted per sequence.")
+flags.DEFINE_integer("mem_len", 0, "XLNet: hidden states of earlier segments each layer keeps as "
+                     "memory, carried from one step to the next (not checkpointed: a resumed run "
+                     "starts from zeros); 0: none.")
 flags.DEFINE_bool("bi_data", True, "XLNet: records written with --bi_data, --bsz_per_host="
                   "--train_batch_size and --num_core_per_host=replicas x --grad_accum_steps.")
 
@@ -109,11 +113,11 @@ def xlnet_task():
         config, source = XLNetConfig.from_preset(FLAGS.preset), f"--preset={FLAGS.preset}"
     else:
         raise app.UsageError("--model=xlnet needs --xlnet_config_file or --preset.")
-    config = config.replace(bi_data=FLAGS.bi_data)
+    config = config.replace(bi_data=FLAGS.bi_data, mem_len=FLAGS.mem_len)
     task = XLNetPretrainingTask(
         config, FLAGS.input_file, FLAGS.seq_len, FLAGS.reuse_len, FLAGS.perm_size, FLAGS.num_predict,
         init_checkpoint=FLAGS.init_checkpoint, seed=FLAGS.seed)
-    return task, config, source, "xlnet_config.json", config.n_token, (XLNET_INPUT,)
+    return task, task.config, source, "xlnet_config.json", config.n_token, (XLNET_INPUT,)
 
 
 def main(_):

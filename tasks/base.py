@@ -15,6 +15,10 @@ Every hook has one signature:
     build_metrics()                          streaming Keras metrics
     update_metrics(metrics, labels, outputs) one batch into them
     evaluate(predictions)                    whole-split metrics (dict) from gathered outputs
+    initial_state(batch_size)                what a replica's training step carries to the next
+                                             (XLNet's memory), or None
+    forward(model, features, state, training)
+                                             (outputs, next state) of one batch
 
 and a `FineTuningTask` adds:
 
@@ -103,6 +107,19 @@ class Task(abc.ABC):
         `predictions` is what the trainer's predict loop gathered (the model's
         outputs and the dataset's labels, one row per example). Returns a dict."""
         return {}
+
+    def initial_state(self, batch_size):
+        """State one replica's training step hands to the next, for its
+        `batch_size` rows of one micro-batch: a nest of tensors (XLNet's memory
+        of the previous segment, since consecutive batches continue each row),
+        or None. The trainer keeps it per replica and micro-batch, passes no
+        gradient through it and does not checkpoint it."""
+        return None
+
+    def forward(self, model, features, state, training):
+        """(outputs, next state) of `model` on one batch; `state` is
+        `initial_state`'s or the previous step's, None when there is none."""
+        return model(features, training=training), state
 
 
 class FineTuningTask(Task):

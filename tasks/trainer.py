@@ -9,7 +9,9 @@ one_device, mirrored, multi_worker_mirrored and TPU strategies.
 Checkpoints hold the model (a dict keyed by `variable.path`, the layout
 `checkpoints.loader` reads), the optimizer, the step, the dropout RNG state and
 the input iterator, so a killed run restarted with the same command continues
-as if it had not stopped. A missing or damaged newest checkpoint is skipped
+as if it had not stopped. The one exception is the state a task carries from
+step to step (`Task.initial_state`, XLNet's memory): it restarts from its
+initial value, as in the original XLNet, and the log says so. A missing or damaged newest checkpoint is skipped
 for the one before (`utils/checkpoint_files.py`); the chief holds a lock on
 output_dir so that two runs cannot interleave their files there.
 """
@@ -24,6 +26,7 @@ import tensorflow as tf
 from absl import logging
 
 from tasks.base import Task
+from tasks.step_state import StepState
 from utils.checkpoint_files import remove_temporary_saves, restore_newest
 from utils.files import atomic_write_text
 from utils.output_dir_lock import lock_output_dir
@@ -142,24 +145,34 @@ class Trainer:
         model, task, strategy = self.model, self.task, self.strategy
         variables = model.trainable_variables
         scale_loss = self.options.mixed_precision == "fp16"
+        rows = batch_size // self.options.grad_accum_steps // strategy.num_replicas_in_sync
+        initial_state = task.initial_state(rows)
+        state = None if initial_state is None else StepState(
+            strategy, initial_state, self.options.grad_accum_steps)
+        if state is not None and int(self.global_step.numpy()):
+            logging.info("The state carried from step to step (XLNet's memory) is not checkpointed: "
+                         "it restarts from its initial value at step %d", int(self.global_step.numpy()))
 
-        def forward_backward(features, labels):
+        def forward_backward(features, labels, carried):
             with tf.GradientTape() as tape:
-                outputs = model(features, training=True)
+                outputs, carried = task.forward(model, features, carried, training=True)
                 loss = tf.reduce_sum(task.loss(labels, outputs)) / batch_size
                 scaled = optimizer.scale_loss(loss) if scale_loss else loss
             grads = tape.gradient(scaled, variables)
             # Dense: embedding gradients come as IndexedSlices with repeated rows,
             # which neither add up across micro-batches nor give the true global norm.
-            return loss, [None if g is None else tf.convert_to_tensor(g) for g in grads], outputs
+            return loss, [None if g is None else tf.convert_to_tensor(g) for g in grads], outputs, carried
 
         if self.options.jit_compile:
             forward_backward = tf.function(forward_backward, jit_compile=True)
 
         def replica_step(micro_batches):
             total_loss, total_grads = 0.0, None
-            for features, labels in micro_batches:
-                loss, grads, outputs = forward_backward(features, labels)
+            for i, (features, labels) in enumerate(micro_batches):
+                carried = None if state is None else state.read(i)
+                loss, grads, outputs, carried = forward_backward(features, labels, carried)
+                if state is not None:
+                    state.write(i, carried)
                 task.update_metrics(self.metrics, labels, outputs)
                 total_loss += loss
                 total_grads = grads if total_grads is None else [

@@ -7,11 +7,18 @@ Each example's loss is the mean cross-entropy over its `num_predict` targets
 are drawn in tf.data (`data.pretraining.xlnet_permutation`), new every epoch;
 evaluation reads the records once, in order, with the orders of the first epoch.
 
-Memory is not carried from one batch to the next: every batch starts without
-`mems` (the reuse part still only sees itself, as in the original's masks).
+With `config.mem_len > 0` the segment-recurrence memory is carried from one
+training step to the next (`initial_state`/`forward`), as the original's
+`train_gpu.py`: row k of a batch continues row k of the batch before, so each
+row attends to the cached hidden states of its previous record's first
+`reuse_len` tokens; the first step sees zeros, and a resumed run starts from
+zeros again (the memory is not checkpointed, nor was the original's).
+Evaluation reads records without memory. `mem_len=0`: every batch starts
+without `mems`.
 """
 
 import keras
+import tensorflow as tf
 from keras import ops
 
 from data.pretraining.corpus_reader import expand_input_files
@@ -30,14 +37,15 @@ class XLNetPretrainingTask(Task):
     the permutation-LM loss and accuracy on the predicted positions.
 
     Example:
-    >>> task = XLNetPretrainingTask(XLNetConfig.from_preset("xlnet_tiny"), "out/xlnet.tfrecord",
+    >>> config = XLNetConfig.from_preset("xlnet_tiny").replace(mem_len=96)
+    >>> task = XLNetPretrainingTask(config, "out/xlnet.tfrecord",
     ...                             seq_len=128, reuse_len=64, perm_size=32, num_predict=21)
     >>> Trainer(task, RunOptions(output_dir="/tmp/xlnet")).train(16, 1000, OptimizerConfig())
     """
 
     def __init__(self, config, input_file, seq_len, reuse_len, perm_size, num_predict,
                  init_checkpoint=None, seed=12345):
-        self.config = config
+        self.config = config.replace(reuse_len=reuse_len)  # The memory caches the reused part.
         self.input_files = expand_input_files(input_file)  # Fails now on a glob matching nothing.
         self.seq_len, self.reuse_len, self.perm_size, self.num_predict = seq_len, reuse_len, perm_size, num_predict
         self.init_checkpoint = init_checkpoint
@@ -45,6 +53,18 @@ class XLNetPretrainingTask(Task):
 
     def build_model(self):
         return XLNetPretrainer(self.config)
+
+    def initial_state(self, batch_size):
+        """Zero memory, n_layer x [batch_size, mem_len, d_model], as the
+        original's first step; None without memory."""
+        c = self.config
+        if not c.mem_len:
+            return None
+        return [tf.zeros((batch_size, c.mem_len, c.d_model)) for _ in range(c.n_layer)]
+
+    def forward(self, model, features, state, training):
+        outputs = model(features, mems=state, training=training)
+        return outputs, outputs.get("new_mems")
 
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training repeats over the files (their order shuffled each pass) in

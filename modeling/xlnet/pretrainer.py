@@ -13,9 +13,11 @@ class XLNetPretrainer(keras.Model):
     """Logits over the vocabulary at each prediction that `target_mapping` places.
 
     Inputs are the backbone's (`input_ids`, `segment_ids`, `perm_mask`,
-    `target_mapping`, optional `input_mask`); the output is `lm_logits`
-    [batch, num_predict, n_token], float32. Built on creation, so its
-    variables exist before the first batch; `encoder` is the backbone.
+    `target_mapping`, optional `input_mask`) and its optional `mems`; the
+    outputs are `lm_logits` [batch, num_predict, n_token], float32, and with
+    `mem_len > 0` the backbone's `new_mems` for the next segment. Built on
+    creation, so its variables exist before the first batch; `encoder` is the
+    backbone.
 
     Example:
     >>> model = XLNetPretrainer(XLNetConfig.from_preset("xlnet_tiny"))
@@ -34,9 +36,12 @@ class XLNetPretrainer(keras.Model):
         self.lm_head.build((None, None, config.d_model))
         self.built = True
 
-    def call(self, inputs, training=None):
-        query_output = self.encoder(inputs, training=training)["query_output"]
-        return {"lm_logits": self.lm_head(query_output)}
+    def call(self, inputs, mems=None, training=None):
+        encoded = self.encoder(inputs, mems=mems, training=training)
+        outputs = {"lm_logits": self.lm_head(encoded["query_output"])}
+        if "new_mems" in encoded:
+            outputs["new_mems"] = encoded["new_mems"]
+        return outputs
 
     def get_config(self):
         return {"config": self.config.to_dict(), "name": self.name, "trainable": self.trainable}

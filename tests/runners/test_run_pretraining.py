@@ -168,6 +168,17 @@ def test_xlnet_trains_evaluates_and_resumes_as_if_uninterrupted(xlnet_setup, tmp
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
 
 
+def test_xlnet_carries_memory_with_mem_len_and_says_a_resume_restarts_it(xlnet_setup, tmp_path):
+    args = xlnet_command(xlnet_setup, tmp_path, "--do_train", "--num_train_steps=4", "--mem_len=24",
+                         "--save_checkpoints_steps=2", "--log_steps=2")
+    assert "step 4: loss = " in run(args)
+    written = (tmp_path / "xlnet_config.json").read_text()
+    assert '"mem_len": 24' in written and '"reuse_len": 16' in written
+    for path in tmp_path.glob("ckpt-4.*"):
+        path.unlink()
+    assert "not checkpointed: it restarts from its initial value at step 2" in run(args)
+
+
 def test_xlnet_refuses_a_missing_config_and_batches_without_backward_halves(xlnet_setup, tmp_path):
     def fails(args):
         done = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)

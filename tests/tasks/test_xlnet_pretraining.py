@@ -1,6 +1,12 @@
 """The XLNet pretraining task: its loss is the mean cross-entropy over each
-example's targets, and a few hundred steps on a small corpus bring the
-held-out permutation-LM loss well below a unigram model's."""
+example's targets, the trainer carries its memory from step to step as two
+manual steps do, and a few hundred steps on a small corpus bring the held-out
+permutation-LM loss well below a unigram model's."""
+
+import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -14,10 +20,14 @@ from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer
 from tasks.xlnet_pretraining import XLNetPretrainingTask
+from tests.conftest import ROOT
 from tests.xlnet_corpus import build_spiece, write_corpus
 
-SEQ_LEN, REUSE_LEN, PERM_SIZE, NUM_PREDICT, BATCH = 32, 16, 8, 6, 8
+SEQ_LEN, REUSE_LEN, PERM_SIZE, NUM_PREDICT, BATCH, MEM_LEN = 32, 16, 8, 6, 8, 24
 CONFIG = XLNetConfig.from_preset("xlnet_tiny").replace(bi_data=True, dropout=0.0, dropatt=0.0)
+# Updates linear in the gradient (Adam with epsilon >> sqrt(v)), so float32
+# summation-order differences in the gradients stay at their own size in the weights.
+LINEAR_ADAM = OptimizerConfig(learning_rate=1.0, epsilon=1.0)
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +45,17 @@ def records(tmp_path_factory):
     return paths
 
 
-def task(path, seed):
-    return XLNetPretrainingTask(CONFIG, path, SEQ_LEN, REUSE_LEN, PERM_SIZE, NUM_PREDICT, seed=seed)
+def task(path, seed, config=CONFIG):
+    return XLNetPretrainingTask(config, path, SEQ_LEN, REUSE_LEN, PERM_SIZE, NUM_PREDICT, seed=seed)
+
+
+def step_losses(path, config, output_dir, num_steps, **options):
+    """(initial weights, weights after the run, its per-step losses) of a trainer run."""
+    run = Trainer(task(path, 1, config), RunOptions(
+        output_dir=str(output_dir), mixed_precision="none", log_steps=1, **options))
+    initial = run.model.get_weights()
+    records = run.train(BATCH, num_steps, LINEAR_ADAM)
+    return initial, run.model.get_weights(), [r["loss"] for r in records]
 
 
 def targets(path):
@@ -69,3 +88,71 @@ def test_pretraining_beats_a_unigram_model_on_held_out_targets(records, tmp_path
     # Measured: unigram 3.41 nats, the model 2.2 (accuracy 0.43).
     assert results["lm_loss"] < 0.9 * unigram_loss, (results, unigram_loss)
     assert results["lm_accuracy"] > np.bincount(dev_ids).max() / len(dev_ids)
+
+
+@pytest.mark.parametrize("mem_len", [MEM_LEN, 0])
+def test_memory_carried_across_two_trainer_steps_equals_two_manual_steps(records, tmp_path, mem_len):
+    """Step 2's loss is the step-1 weights on batch 2 with the memory that the
+    initial weights left from batch 1 (zero memory before it); mem_len=0 carries nothing."""
+    # Weights wide enough that attention depends on what it sees (at 0.02 the
+    # memory moves the loss by 2e-5 only).
+    config = CONFIG.replace(mem_len=mem_len, initializer_range=0.2)
+    initial, _, losses = step_losses(records["train"], config, tmp_path / "two", 2)
+    _, after_one, _ = step_losses(records["train"], config, tmp_path / "one", 1)
+    t = task(records["train"], 1, config)
+    assert (t.initial_state(BATCH) is None) == (mem_len == 0)
+    (features1, labels1), (features2, labels2) = t.build_dataset("train", BATCH, training=True).take(2)
+    model = t.build_model()
+    model.set_weights(initial)
+    outputs1, mems = t.forward(model, features1, t.initial_state(BATCH), training=True)
+    model.set_weights(after_one)
+    outputs2, _ = t.forward(model, features2, mems, training=True)
+    expected = [float(np.mean(t.loss(labels1, outputs1))), float(np.mean(t.loss(labels2, outputs2)))]
+    # Same weights and batches; float32 arithmetic (the trainer sums per-example losses).
+    np.testing.assert_allclose(losses, expected, rtol=1e-5)
+    if mem_len:
+        assert [m.shape for m in mems] == [(BATCH, MEM_LEN, CONFIG.d_model)] * CONFIG.n_layer
+        without_memory = float(np.mean(t.loss(labels2, model(features2, training=True))))
+        assert abs(without_memory - expected[1]) > 1e-2  # The memory mattered (0.07 seen).
+    else:
+        assert mems is None and set(outputs1) == {"lm_logits"}
+
+
+def test_gradient_accumulation_keeps_each_micro_batchs_memory(records, tmp_path):
+    """Micro-batches of 4 rows, each with its rows' memory: the losses and
+    weights of whole batches of 8 (bi_data off: its halves follow the micro-batch)."""
+    config = CONFIG.replace(mem_len=MEM_LEN, bi_data=False)
+    _, whole, whole_losses = step_losses(records["train"], config, tmp_path / "whole", 3)
+    _, accumulated, accumulated_losses = step_losses(records["train"], config, tmp_path / "accum", 3,
+                                                     grad_accum_steps=2)
+    # Summation order only (see LINEAR_ADAM): float32 rounding of ~1e-7 relative.
+    np.testing.assert_allclose(accumulated_losses, whole_losses, rtol=1e-5)
+    for a, b in zip(accumulated, whole):
+        np.testing.assert_allclose(a, b, rtol=0, atol=2e-6)
+
+
+# Two replicas need two logical CPUs, set before TensorFlow starts: a process of their own.
+MIRRORED_RUN = """
+import json, sys
+import tensorflow as tf
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+from tests.tasks.test_xlnet_pretraining import CONFIG, MEM_LEN, step_losses
+config = CONFIG.replace(mem_len=MEM_LEN, bi_data=False, initializer_range=0.2)
+losses = step_losses(sys.argv[1], config, sys.argv[2], 3, distribution_strategy="mirrored",
+                     grad_accum_steps=2)[2]
+print(json.dumps(losses))
+"""
+
+
+@pytest.mark.slow
+def test_mirrored_replicas_each_carry_their_rows_memory(records, tmp_path):
+    """Two replicas x two micro-batches of 2 rows: the losses of one device with batches of 8."""
+    config = CONFIG.replace(mem_len=MEM_LEN, bi_data=False, initializer_range=0.2)
+    one_device = step_losses(records["train"], config, tmp_path / "one", 3)[2]
+    done = subprocess.run([sys.executable, "-c", MIRRORED_RUN, records["train"], str(tmp_path / "two")],
+                          cwd=ROOT, env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-4000:]
+    mirrored = json.loads(done.stdout.strip().splitlines()[-1])
+    np.testing.assert_allclose(mirrored, one_device, rtol=1e-5)  # summation order only
