@@ -3,15 +3,14 @@ its config inside a task model, and a classification task model on it gives the
 logits of Hugging Face's `XLNetForSequenceClassification` (torch, CPU, eval,
 random weights, float32) within the float32 bound of `tolerance.py`."""
 
-import types
-
 import keras
 import numpy as np
 import pytest
 
-from checkpoints.xlnet_hf_names import load_hf_xlnet
+from checkpoints.xlnet_parts import load_hf_xlnet
 from modeling.encoder_interface import build_encoder, check_encoder, family_of
 from modeling.task_models import BertClassifier
+from modeling.xlnet import XLNetClassificationHead
 from modeling.xlnet.encoder import XLNetEncoder
 from tests.modeling.xlnet.cases import TINY, fine_tuning_inputs
 
@@ -65,9 +64,13 @@ def test_classifier_matches_hugging_face_sequence_classification(units):
     theirs, hidden = hf_logits(reference, inputs)
     tensors = hf_tensors(reference)
     model = BertClassifier(build_encoder(TINY), units, dropout_rate=TINY.dropout)
-    head = types.SimpleNamespace(summary=model.encoder.summary,
-                                 logits_proj=model.get_layer("classifier"))
-    load_hf_xlnet(model.encoder.backbone, tensors, classification_head=head)
+    # Hugging Face's head loads by name into the original's head layout, whose two
+    # dense layers are the encoder's summary and the task model's classifier here.
+    head = XLNetClassificationHead(units, TINY.d_model)
+    head.build((None, None, TINY.d_model))
+    load_hf_xlnet(model.encoder.backbone, tensors, head)
+    model.encoder.summary.set_weights(head.summary.get_weights())
+    model.get_layer("classifier").set_weights(head.logits_proj.get_weights())
     ours = np.asarray(model(interface_inputs(inputs))["logits"])
     assert ours.shape == theirs.shape and ours.dtype == np.float32
     assert float(np.abs(ours - theirs).max()) <= logits_bound(TINY, tensors, hidden)
