@@ -40,7 +40,8 @@ def define_model_flags():
 
 
 def define_text_flags(max_seq_length=128, length_help="Tokens per example after WordPiece.",
-                      vocab_help="WordPiece vocab (default: vocab.txt beside --init_checkpoint).",
+                      vocab_help="The model's vocabulary: WordPiece vocab.txt (XLNet: spiece.model; "
+                                 "default: the one beside --init_checkpoint).",
                       lower_case=True):
     """`max_seq_length=None` leaves that flag out; `lower_case=False` leaves out
     `spiece_model_file` and `do_lower_case` (for command lines that read ids, not text)."""
