@@ -1,4 +1,4 @@
-"""Fine-tunes BERT for sentence and sentence-pair classification: every GLUE
+"""Fine-tunes BERT or XLNet for sentence and sentence-pair classification: every GLUE
 task (CoLA, SST-2, MRPC, QQP, STS-B, MNLI, QNLI, RTE, WNLI), XNLI, and the
 user's own TSV / CSV / JSON-lines data (`--task_name=custom`).
 
@@ -18,6 +18,16 @@ The original command lines run unchanged:
 (`MRPC.tsv`, `MNLI-m.tsv`, ...). The paper's protocol:
 `--learning_rates=5e-5,4e-5,3e-5,2e-5 --num_restarts=5` keeps the best on dev.
 
+XLNet: the config picks the family (`xlnet_config.json` beside the checkpoint,
+`--bert_config_file=xlnet_config.json` or `--preset=xlnet_base_cased`), and
+the vocabulary is `--spiece_model_file` (or `spiece.model` beside the
+checkpoint); `--do_lower_case` defaults to false for XLNet:
+
+    python run_classifier.py --task_name=MRPC --do_train --do_eval --data_dir=glue_data/MRPC \\
+        --init_checkpoint=xlnet_cased_L-12_H-768_A-12/xlnet_model.ckpt \\
+        --spiece_model_file=xlnet_cased_L-12_H-768_A-12/spiece.model \\
+        --max_seq_length=128 --train_batch_size=32 --learning_rate=2e-5 --output_dir=/tmp/mrpc_xlnet
+
 Custom data (`data_dir/{train,dev,test}.{tsv,csv,jsonl}`, columns named):
 
     python run_classifier.py --task_name=custom --data_dir=reviews \\
@@ -36,15 +46,15 @@ from tasks.classification import ClassificationConfig, ClassificationTask
 from tasks.classification_metrics import selection_score
 from tasks.fine_tuning import fine_tune
 from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
-                               define_model_flags, define_text_flags, model_files_from_flags,
-                               settings_from_flags)
+                               define_model_flags, define_text_flags, do_lower_case_from_flags,
+                               model_files_from_flags, settings_from_flags)
 from tasks.learning_rate_sweep import plan_runs, run_sweep
 from tasks.run_options import RunOptions, define_flags
 
 define_flags()
 define_model_flags()
-define_text_flags(128, "Tokens per example after WordPiece; longer pairs are truncated "
-                  "longest first.")
+define_text_flags(128, "Tokens per example after WordPiece (XLNet: SentencePiece); longer "
+                  "pairs are truncated longest first.")
 define_fine_tuning_flags(
     eval_help="Metrics on the dev split(s), to eval_results.txt.",
     predict_help="Test predictions in the GLUE submission format.",
@@ -96,7 +106,7 @@ def main(_):
         keras.utils.clear_session()
         tasks.append(ClassificationTask(ClassificationConfig(
             reader=reader, vocab_file=vocab_file, bert_config=bert_config,
-            cache_dir=options.output_dir, do_lower_case=FLAGS.do_lower_case,
+            cache_dir=options.output_dir, do_lower_case=do_lower_case_from_flags(bert_config),
             max_seq_length=FLAGS.max_seq_length, init_checkpoint=FLAGS.init_checkpoint,
             trim_padding=options.distribution_strategy != "tpu" and not options.jit_compile,
             group_by_length=FLAGS.group_by_length,

@@ -1,4 +1,4 @@
-"""Fine-tunes BERT for multiple choice: SWAG, or any JSON-lines set of N endings.
+"""Fine-tunes BERT or XLNet for multiple choice: SWAG, or any JSON-lines set of N endings.
 
 `data_dir` holds `train`, `val` (or `dev`) and `test` files, `.csv` in SWAG's
 layout or `.jsonl` (see data/multiple_choice/swag_reader.py). `--do_eval` writes
@@ -13,20 +13,29 @@ layout or `.jsonl` (see data/multiple_choice/swag_reader.py). `--do_eval` writes
 
 `--bert_config_file` and `--vocab_file` may be left out when they lie beside
 `--init_checkpoint` (original release directories, Hugging Face directories).
+XLNet as in run_classifier.py: the config picks the family, `--spiece_model_file`
+(or `spiece.model` beside the checkpoint) is the vocabulary, and
+`--do_lower_case` defaults to false:
+
+    python run_swag.py --data_dir=swag \\
+        --init_checkpoint=xlnet_cased_L-12_H-768_A-12/xlnet_model.ckpt \\
+        --spiece_model_file=xlnet_cased_L-12_H-768_A-12/spiece.model --do_train --do_eval \\
+        --learning_rate=2e-5 --num_train_epochs=3 --output_dir=/tmp/swag_xlnet
 """
 
 from absl import app, flags
 
 from export.export_model import fine_tune_and_export
 from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
-                               define_model_flags, define_text_flags, model_files_from_flags,
-                               settings_from_flags)
+                               define_model_flags, define_text_flags, do_lower_case_from_flags,
+                               model_files_from_flags, settings_from_flags)
 from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
 from tasks.run_options import RunOptions, define_flags
 
 define_flags()
 define_model_flags()
-define_text_flags(128, "Tokens per choice after WordPiece, longer pairs truncated.")
+define_text_flags(128, "Tokens per choice after WordPiece (XLNet: SentencePiece), longer pairs "
+                  "truncated.")
 define_fine_tuning_flags(
     unit="Examples (of N choices each)", train_batch_size=16, learning_rate=2e-5,
     data_dir="Directory of the train/val/test files.", skip_bad_rows=True,
@@ -45,7 +54,7 @@ def main(_):
         data_dir=FLAGS.data_dir,
         vocab_file=vocab_file,
         bert_config=bert_config,
-        do_lower_case=FLAGS.do_lower_case, max_seq_length=FLAGS.max_seq_length,
+        do_lower_case=do_lower_case_from_flags(bert_config), max_seq_length=FLAGS.max_seq_length,
         init_checkpoint=FLAGS.init_checkpoint, skip_bad_rows=FLAGS.skip_bad_rows,
         seed=FLAGS.seed))
     fine_tune_and_export(task, options, settings_from_flags(), FLAGS.export_dir)

@@ -12,8 +12,9 @@ import os
 
 from checkpoints import keras_hub_preset, xlnet_huggingface
 from checkpoints.huggingface import read_hf_config
-from data.text.vocab import Vocab
+from data.text.families import text_side_for, vocab_file_name
 from modeling.config import BertConfig, ConfigError
+from modeling.encoder_interface import family_of
 from modeling.xlnet import XLNET_PRESETS, XLNetConfig
 from utils.files import read_json_object
 
@@ -60,10 +61,12 @@ def config_beside(path):
     return read_config_file(found)
 
 
-def vocab_beside(path):
-    """`vocab.txt` (a keras-hub preset's vocabulary) next to the checkpoint at `path`, or None."""
+def vocab_beside(path, family="bert"):
+    """The vocabulary file of `family` (`vocab.txt`, XLNet's `spiece.model`; a
+    keras-hub preset's vocabulary) next to the checkpoint at `path`, or None."""
     directory = checkpoint_dir(path)
-    name = keras_hub_preset.VOCAB_FILE if keras_hub_preset.is_preset(directory) else "vocab.txt"
+    name = (keras_hub_preset.VOCAB_FILE if keras_hub_preset.is_preset(directory)
+            else vocab_file_name(family))
     candidate = os.path.join(directory, name)
     return candidate if os.path.isfile(candidate) else None
 
@@ -84,24 +87,25 @@ def resolve_bert_config(bert_config_file=None, preset=None, init_checkpoint=None
     return config
 
 
-def resolve_vocab_file(vocab_file=None, init_checkpoint=None):
-    """An explicit vocab file, else `vocab.txt` beside the checkpoint."""
+def resolve_vocab_file(vocab_file=None, init_checkpoint=None, family="bert"):
+    """An explicit vocab file, else `family`'s vocabulary file beside the checkpoint."""
     if vocab_file:
         if not os.path.isfile(vocab_file):
-            raise FileNotFoundError(f"--vocab_file not found: {vocab_file!r}")
+            raise FileNotFoundError(f"vocabulary file not found: {vocab_file!r}")
         return vocab_file
-    found = vocab_beside(init_checkpoint) if init_checkpoint else None
+    found = vocab_beside(init_checkpoint, family) if init_checkpoint else None
     if found is None:
-        raise FileNotFoundError("no vocabulary: pass --vocab_file (no vocab.txt beside "
-                                f"--init_checkpoint={init_checkpoint!r})")
+        raise FileNotFoundError(f"no vocabulary: pass --vocab_file (no {vocab_file_name(family)} "
+                                f"beside --init_checkpoint={init_checkpoint!r})")
     return found
 
 
 def resolve_model_files(vocab_file=None, bert_config_file=None, preset=None, init_checkpoint=None):
-    """(vocab file, `BertConfig`) as `resolve_vocab_file` and `resolve_bert_config`
-    find them, checked to fit each other (`check_vocab_fits`)."""
-    vocab_file = resolve_vocab_file(vocab_file, init_checkpoint)
+    """(vocab file, encoder config) as `resolve_bert_config` and `resolve_vocab_file`
+    find them (the vocabulary of the config's family), checked to fit each other
+    (`check_vocab_fits`)."""
     config = resolve_bert_config(bert_config_file, preset, init_checkpoint)
+    vocab_file = resolve_vocab_file(vocab_file, init_checkpoint, family_of(config))
     check_vocab_fits(config, config_source(bert_config_file, preset, init_checkpoint), vocab_file)
     return vocab_file, config
 
@@ -116,10 +120,20 @@ def config_source(bert_config_file=None, preset=None, init_checkpoint=None):
 
 
 def check_vocab_fits(config, source, vocab_file):
-    """Raises `ConfigError` naming both files when the vocabulary has more
-    tokens than the config's `vocab_size`: its ids would index past the word
-    embeddings, which otherwise fails only at the first training step."""
-    size = len(Vocab.from_file(vocab_file))
+    """Raises `ConfigError` naming both files when the vocabulary is not of the
+    config's family (a WordPiece `vocab.txt` for an XLNet, a `spiece.model` for
+    a BERT) or has more tokens than the config's `vocab_size`: its ids would
+    index past the word embeddings, which otherwise fails only at the first
+    training step."""
+    family = family_of(config)
+    try:
+        size = text_side_for(family, vocab_file, do_lower_case=False).special_ids.vocab_size
+    except (ValueError, RuntimeError, OSError) as e:
+        raise ConfigError(
+            f"{vocab_file} is not a {family} vocabulary ({vocab_file_name(family)}), which "
+            f"{source} (a {family} config) needs: {e}. A BERT model reads a WordPiece vocab.txt "
+            f"(--vocab_file), an XLNet model a SentencePiece spiece.model "
+            f"(--spiece_model_file)") from e
     if size > config.vocab_size:
         raise ConfigError(
             f"{vocab_file} has {size} tokens but {source} has vocab_size={config.vocab_size}: "

@@ -8,7 +8,9 @@ vector per sequence for classification heads) and `encoder_outputs`, the list
 of every layer's [batch, seq, hidden]. It has `config` (with
 `initializer_range`, `hidden_size`, `max_position_embeddings`), `get_config`
 and `from_config`, and is registered as Keras-serializable, so a task model
-holding it is rebuilt from its own `get_config` alone.
+holding it is rebuilt from its own `get_config` alone. It may list
+`fine_tuning_weights`: weights that fine-tuning creates, so a pretrained
+checkpoint need not hold them (XLNet's sequence summary).
 
 A family has a name (`FAMILIES`), which also picks its text side
 (`data.text.families`: tokenizer, special tokens, segment packing) and is

@@ -71,12 +71,14 @@ class Task(abc.ABC):
 
     def initialize(self, model):
         """Loads `init_checkpoint` into a fresh model; every encoder variable
-        must come from it (the task's head may start from scratch)."""
+        must come from it, except its `fine_tuning_weights` (the task's head
+        may start from scratch)."""
         if not self.init_checkpoint:
             return
         report = load_into(model, self.init_checkpoint)
         logging.info(report.summary())
-        encoder_paths = {v.path for v in model.encoder.weights}
+        encoder_paths = ({v.path for v in model.encoder.weights}
+                         - {v.path for v in getattr(model.encoder, "fine_tuning_weights", ())})
         missing = [p for p in report.missing if p in encoder_paths]
         if missing:
             raise CheckpointMismatchError(

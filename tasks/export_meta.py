@@ -37,7 +37,7 @@ import json
 import os
 import shutil
 
-from data.text.families import TEXT_SIDES, text_side_for
+from data.text.families import TEXT_SIDES, text_side_for, vocab_file_name
 from modeling.encoder_interface import config_from_dict, family_of
 from utils.files import atomic_write_text, read_json_object
 
@@ -109,11 +109,6 @@ class ExportMeta:
         values["label_list"] = None if self.label_list is None else list(self.label_list)
         return json.dumps({"format_version": FORMAT_VERSION, "task": values.pop("task"),
                            **encoder, **values}, indent=2) + "\n"
-
-
-def vocab_file_name(family):
-    """The name of `family`'s vocabulary file beside export_meta.json."""
-    return TEXT_SIDES[family].model_file_name
 
 
 def write_export_meta(output_dir, meta):

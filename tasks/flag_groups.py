@@ -4,7 +4,7 @@ its own defaults where the original's differ (SQuAD: `max_seq_length=384`),
 then its task's own flags.
 
     define_model_flags       bert_config_file, init_checkpoint, preset
-    define_text_flags        vocab_file, do_lower_case, max_seq_length
+    define_text_flags        vocab_file, spiece_model_file, do_lower_case, max_seq_length
     define_training_flags    do_train, do_eval, train_batch_size, eval_batch_size,
                              learning_rate (pretraining and fine-tuning)
     define_fine_tuning_flags the training flags and data_dir, do_predict,
@@ -12,37 +12,46 @@ then its task's own flags.
                              skip_bad_rows, export_dir
     define_export_flag       export_dir (also for the export command lines)
 
-`model_files_from_flags` and `settings_from_flags` read them back;
+`model_files_from_flags`, `do_lower_case_from_flags` and `settings_from_flags`
+read them back;
 `check_fine_tuning_flags` makes the usage checks every fine-tuning runner makes.
 """
 
 from absl import app, flags
 
 from checkpoints.companion_files import resolve_model_files
+from data.text.families import TEXT_SIDES
+from modeling.encoder_interface import family_of
 from tasks.fine_tuning import FineTuningSettings
 
 FLAGS = flags.FLAGS
 
 
 def define_model_flags():
-    flags.DEFINE_string("bert_config_file", None, "bert_config.json of the model (default: the "
-                        "config beside --init_checkpoint, or --preset).")
+    flags.DEFINE_string("bert_config_file", None, "bert_config.json (or XLNet's "
+                        "xlnet_config.json) of the model (default: the config beside "
+                        "--init_checkpoint, or --preset).")
     flags.DEFINE_string(
         "init_checkpoint", None,
-        "Initial weights: a TF1 BERT checkpoint, a Hugging Face directory, a Model Garden "
-        "checkpoint, our weights.safetensors, or a run's output_dir / checkpoint prefix.")
-    flags.DEFINE_string("preset", None, "A named config (e.g. bert_base_uncased) instead of "
-                        "--bert_config_file.")
+        "Initial weights: a TF1 BERT or XLNet checkpoint, a Hugging Face directory, a Model "
+        "Garden checkpoint, our weights.safetensors, or a run's output_dir / checkpoint prefix.")
+    flags.DEFINE_string("preset", None, "A named config (e.g. bert_base_uncased, "
+                        "xlnet_base_cased) instead of --bert_config_file.")
 
 
 def define_text_flags(max_seq_length=128, length_help="Tokens per example after WordPiece.",
-                      vocab_help="WordPiece vocab (default: vocab.txt beside --init_checkpoint).",
+                      vocab_help="The model's vocabulary: WordPiece vocab.txt (XLNet: spiece.model; "
+                                 "default: the one beside --init_checkpoint).",
                       lower_case=True):
     """`max_seq_length=None` leaves that flag out; `lower_case=False` leaves out
-    `do_lower_case` (for command lines that read ids, not text)."""
+    `spiece_model_file` and `do_lower_case` (for command lines that read ids, not text)."""
     flags.DEFINE_string("vocab_file", None, vocab_help)
     if lower_case:
-        flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
+        flags.DEFINE_string("spiece_model_file", None, "XLNet's SentencePiece model (the "
+                            "original's flag; --vocab_file takes it too; default: spiece.model "
+                            "beside --init_checkpoint).")
+        flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models). Left "
+                          "out: true for BERT, false for XLNet (the original's --uncased).")
     if max_seq_length is not None:
         flags.DEFINE_integer("max_seq_length", max_seq_length, length_help)
 
@@ -100,10 +109,23 @@ def check_fine_tuning_flags(required=("data_dir",), flag_values=FLAGS):
 
 
 def model_files_from_flags():
-    """(vocab file, `BertConfig`) from --vocab_file, --bert_config_file, --preset and
-    what lies beside --init_checkpoint (`checkpoints.companion_files`)."""
-    return resolve_model_files(FLAGS.vocab_file, FLAGS.bert_config_file, FLAGS.preset,
-                               FLAGS.init_checkpoint)
+    """(vocabulary file, encoder config) from --vocab_file or --spiece_model_file,
+    --bert_config_file, --preset and what lies beside --init_checkpoint
+    (`checkpoints.companion_files`): the config picks the family, the family its
+    vocabulary (BERT's vocab.txt, XLNet's spiece.model)."""
+    if FLAGS.vocab_file and FLAGS.spiece_model_file:
+        raise app.UsageError("give --vocab_file or --spiece_model_file, not both")
+    return resolve_model_files(FLAGS.vocab_file or FLAGS.spiece_model_file,
+                               FLAGS.bert_config_file, FLAGS.preset, FLAGS.init_checkpoint)
+
+
+def do_lower_case_from_flags(config):
+    """--do_lower_case when given, else the default of `config`'s family (BERT
+    lower-cases as the original run_classifier.py; XLNet does not, as its
+    original's --uncased), so a cased XLNet is not lower-cased unasked."""
+    if FLAGS["do_lower_case"].present:
+        return FLAGS.do_lower_case
+    return TEXT_SIDES[family_of(config)].do_lower_case_default
 
 
 def settings_from_flags(**overrides):

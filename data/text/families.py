@@ -17,6 +17,12 @@ def text_side_for(family, model_file, do_lower_case):
     return TEXT_SIDES[family].from_file(model_file, do_lower_case)
 
 
+def vocab_file_name(family):
+    """The name of `family`'s vocabulary file (`vocab.txt`, `spiece.model`), as it
+    lies beside a checkpoint or export_meta.json."""
+    return TEXT_SIDES[family].model_file_name
+
+
 def as_text_side(text):
     """A `TextSide` as is; a WordPiece `FullTokenizer` as BERT's text side."""
     if isinstance(text, TextSide):

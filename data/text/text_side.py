@@ -23,6 +23,7 @@ class TextSide(abc.ABC):
     family = None  # the encoder family's name, as `export_meta.json` records it
     model_file_name = None  # the vocabulary file's name beside export_meta.json
     padding_side = "right"  # or "left": where packing puts the padding
+    do_lower_case_default = True  # what the family's original runners do unless told
 
     def __init__(self, model_file, do_lower_case):
         self.model_file = model_file

@@ -26,6 +26,7 @@ class XLNetText(TextSide):
     family = "xlnet"
     model_file_name = "spiece.model"
     padding_side = "left"
+    do_lower_case_default = False  # the original's --uncased: the released models are cased
 
     def __init__(self, tokenizer):
         super().__init__(tokenizer.model_file, tokenizer.lower)

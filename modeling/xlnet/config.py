@@ -97,6 +97,11 @@ class XLNetConfig(JsonConfig):
     def hidden_dropout_prob(self):
         return self.dropout
 
+    @property
+    def vocab_size(self):
+        """`n_token` under BERT's name, for the check that a vocabulary fits."""
+        return self.n_token
+
     @classmethod
     def from_dict(cls, values, source="config"):
         known = {f.name for f in dataclasses.fields(cls)}

@@ -52,6 +52,13 @@ class XLNetEncoder(keras.Model):
         self.backbone = backbone
         self.summary = summary
 
+    @property
+    def fine_tuning_weights(self):
+        """The sequence summary: the original creates it in fine-tuning, so a
+        pretrained checkpoint may lack it and it starts, as the task's head does,
+        from its initializer."""
+        return self.summary.weights
+
     def get_config(self):
         return {"config": self.config.to_dict(), "name": self.name, "trainable": self.trainable}
 

@@ -14,6 +14,7 @@ from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer
 from tests.conftest import FIXTURES, ROOT
+from tests.runners.xlnet_release import write_xlnet_release
 from tests.tiny_config import TINY_CONFIG
 
 
@@ -66,3 +67,27 @@ def test_run_swag_writes_results_and_predictions(data_dir, tmp_path, uncased_voc
         assert record["prediction"] == max(range(4), key=record["probabilities"].__getitem__)
     assert (output_dir / "export_meta.json").exists()
     assert (tmp_path / "serving" / "saved_model.pb").exists()
+
+
+def test_run_swag_fine_tunes_xlnet_from_its_config_file(data_dir, tmp_path):
+    """XLNet from `--bert_config_file=xlnet_config.json` and `--spiece_model_file`
+    (no checkpoint: random init): trains, evaluates, exports with its family and
+    the lower-casing asked for (XLNet's default is cased)."""
+    release = os.path.dirname(write_xlnet_release(tmp_path / "xlnet"))
+    output_dir = tmp_path / "out"
+    argv = [sys.executable, os.path.join(ROOT, "run_swag.py"), f"--data_dir={data_dir}",
+            f"--spiece_model_file={os.path.join(release, 'spiece.model')}",
+            f"--bert_config_file={os.path.join(release, 'xlnet_config.json')}",
+            f"--output_dir={output_dir}", "--do_lower_case", "--do_train", "--do_eval",
+            "--max_seq_length=32", "--train_batch_size=4", "--num_train_epochs=1", "--learning_rate=1e-3"]
+    subprocess.run(argv, check=True, cwd=ROOT, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+
+    with open(output_dir / "eval_results.txt", encoding="utf-8") as f:
+        results = dict(line.rstrip("\n").split(" = ") for line in f)
+    assert sorted(results) == ["eval_accuracy", "eval_loss", "global_step"]
+    assert results["global_step"] == "2"  # 8 examples / batch 4 x 1 epoch
+    assert 0.0 <= float(results["eval_accuracy"]) <= 1.0 and float(results["eval_loss"]) > 0
+    with open(output_dir / "export_meta.json", encoding="utf-8") as f:
+        meta = json.load(f)
+    assert meta["encoder_family"] == "xlnet" and meta["do_lower_case"] is True
+    assert (output_dir / "spiece.model").exists()

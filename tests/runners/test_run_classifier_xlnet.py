@@ -1,0 +1,119 @@
+"""run_classifier.py on XLNet from its command line alone: an original-layout
+checkpoint with `xlnet_config.json` and `spiece.model` beside it picks the
+family and the vocabulary; a custom TSV trains, eval_results.txt is BERT's, and
+the SavedModel serves raw text as the trained model scores Python's features.
+A vocabulary of the other family is refused naming both files; the tasks that
+need WordPiece's words stop naming the task."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from checkpoints.companion_files import resolve_model_files
+from checkpoints.loader import load_into
+from export.export_model import build_task_model
+from modeling.config import ConfigError
+from tasks.export_meta import read_export_meta
+from tests.conftest import ROOT
+from tests.runners.xlnet_release import CONFIG, write_xlnet_release
+from tests.tiny_config import TINY_CONFIG
+
+SEQ_LENGTH = 32
+COLOURS = ("red", "old", "tall")
+ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
+
+
+def sentence(i):
+    return f"On May {i % 28 + 1}, {1900 + 7 * i} the {COLOURS[i % 3]} house counted {i % 9} doors."
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory):
+    return write_xlnet_release(tmp_path_factory.mktemp("xlnet_cased"))
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    """Is the house red? 24 training and 6 dev sentences."""
+    directory = tmp_path_factory.mktemp("houses")
+    for split, rows in (("train", range(24)), ("dev", range(100, 106))):
+        lines = ["sentence\tlabel"] + [f"{sentence(i)}\t{'yes' if i % 3 == 0 else 'no'}"
+                                       for i in rows]
+        (directory / f"{split}.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(directory)
+
+
+def run(script, *argv):
+    return subprocess.run([sys.executable, os.path.join(ROOT, script), *argv], cwd=ROOT, env=ENV,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_fine_tunes_exports_and_serves_raw_text(release, data_dir, tmp_path):
+    output_dir, export_dir = tmp_path / "out", tmp_path / "serving" / "1"
+    done = run("run_classifier.py", "--task_name=custom", f"--data_dir={data_dir}",
+               "--text_a_column=sentence", f"--init_checkpoint={release}", "--do_train",
+               "--do_eval", f"--max_seq_length={SEQ_LENGTH}", "--train_batch_size=8",
+               "--eval_batch_size=4", "--learning_rate=1e-3", "--num_train_epochs=2",
+               f"--output_dir={output_dir}", f"--export_dir={export_dir}")
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    with open(output_dir / "eval_results.txt", encoding="utf-8") as f:
+        results = dict(line.rstrip("\n").split(" = ") for line in f)
+    assert sorted(results) == ["eval_accuracy", "eval_loss", "global_step", "loss"]
+    assert results["global_step"] == "6"  # 24 examples / batch 8 x 2 epochs
+    with open(output_dir / "export_meta.json", encoding="utf-8") as f:
+        values = json.load(f)
+    assert values["encoder_family"] == "xlnet" and values["encoder_config"] == CONFIG.to_dict()
+    assert values["do_lower_case"] is False  # XLNet's default: cased, as the original's --uncased
+
+    meta = read_export_meta(str(output_dir))
+    model = build_task_model(meta)
+    load_into(model, str(output_dir))
+    texts = [sentence(i) for i in range(200, 205)]
+    expected = tf.nn.softmax(model(meta.text_side().encode_texts(texts, None, SEQ_LENGTH))[
+        "logits"]).numpy()
+    served = tf.saved_model.load(str(export_dir)).signatures["serving_default"](
+        text_a=tf.constant(texts))
+    # The same float32 computation on the same ids, up to op scheduling.
+    np.testing.assert_allclose(served["probabilities"].numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_a_vocabulary_of_the_other_family_is_refused_naming_both_files(release, tmp_path,
+                                                                        uncased_vocab_file):
+    xlnet_config = os.path.join(os.path.dirname(release), "xlnet_config.json")
+    with pytest.raises(ConfigError) as error:
+        resolve_model_files(uncased_vocab_file, xlnet_config)
+    assert uncased_vocab_file in str(error.value) and xlnet_config in str(error.value)
+    assert "spiece.model" in str(error.value)
+
+    bert_config = str(tmp_path / "bert_config.json")
+    TINY_CONFIG.to_json_file(bert_config)
+    spiece_model = os.path.join(os.path.dirname(release), "spiece.model")
+    with pytest.raises(ConfigError) as error:
+        resolve_model_files(spiece_model, bert_config)
+    assert spiece_model in str(error.value) and bert_config in str(error.value)
+    assert "vocab.txt" in str(error.value)
+
+
+def test_the_family_picks_the_vocabulary_beside_the_checkpoint(release, tmp_path,
+                                                               uncased_vocab_file):
+    directory = shutil.copytree(os.path.dirname(release), tmp_path / "both")
+    shutil.copy(uncased_vocab_file, directory / "vocab.txt")
+    vocab_file, config = resolve_model_files(init_checkpoint=str(directory / "xlnet_model.ckpt"))
+    assert vocab_file == str(directory / "spiece.model") and config == CONFIG
+
+
+@pytest.mark.parametrize("script, argv, task", [
+    ("run_ner.py", ["--data_dir=unused"], "the tagging task"),
+    ("run_squad.py", ["--predict_file=unused.json"], "the question answering task")])
+def test_word_level_runners_stop_naming_the_task(release, tmp_path, script, argv, task):
+    done = run(script, f"--init_checkpoint={release}", "--do_predict", *argv,
+               f"--output_dir={tmp_path / 'out'}")
+    assert done.returncode != 0
+    assert f"{task} needs the words and offsets of WordPiece's basic tokenizer" in done.stderr

@@ -1,0 +1,25 @@
+"""A release-like XLNet directory for the runner tests, as the original ships one:
+`xlnet_model.ckpt` (the TF1 layout, random backbone weights), `xlnet_config.json`
+and a `spiece.model` learned here."""
+
+import json
+
+from checkpoints.tf_checkpoint import write_name_based
+from checkpoints.xlnet_parts import parts_to_tf1
+from modeling.xlnet import XLNetConfig
+from tests.checkpoints.xlnet_random import random_parts
+from tests.spiece_model import learn_spiece_model
+
+# xlnet_tiny with room for the learned model's pieces (at most 120).
+CONFIG = XLNetConfig.from_preset("xlnet_tiny").replace(n_token=128)
+
+
+def write_xlnet_release(directory):
+    """Writes the three files into `directory` (a pathlib.Path); returns the
+    checkpoint prefix."""
+    directory.mkdir(parents=True, exist_ok=True)
+    prefix = str(directory / "xlnet_model.ckpt")
+    write_name_based(parts_to_tf1(random_parts(CONFIG, heads={})), prefix)
+    (directory / "xlnet_config.json").write_text(json.dumps(CONFIG.to_dict()))
+    learn_spiece_model(directory)
+    return prefix
