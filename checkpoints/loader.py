@@ -81,8 +81,9 @@ def xlnet_tf1_tensors(path, fmt, untie_r=True):
     or ours (`untie_r` says how Hugging Face's per-layer biases are to be kept).
     Our XLNet weights are read by TF1 name too, so that they load whatever the
     layers of the model that saved them were called."""
-    if fmt == "ours":
-        tensors = {xlnet_tf1_name(p)[0]: v for p, v in ours.read_weights(path).items() if xlnet_tf1_name(p)}
+    if fmt in ("ours", "trainer"):
+        by_path = ours.read_weights(path) if fmt == "ours" else trainer_weights(path)
+        tensors = {xlnet_tf1_name(p)[0]: v for p, v in by_path.items() if xlnet_tf1_name(p)}
     elif fmt == "xlnet_hf":
         tensors = hf_to_tf1(read_weight_file(path), untie_r)
     else:
@@ -92,16 +93,29 @@ def xlnet_tf1_tensors(path, fmt, untie_r=True):
     return with_our_logit_scope(tensors)
 
 
+def trainer_weights(path):
+    """{model variable path: array} of a trainer checkpoint, which also holds optimizer
+    slots and the input iterator's state (not an array): the model's weights only."""
+    prefix = tf_checkpoint.resolve_prefix(path)
+    names = [n for n in tf_checkpoint.list_names(prefix) if n.startswith("model/")]
+    by_path = {tf_checkpoint.object_key_to_path(k, "model"): v
+               for k, v in tf_checkpoint.read_tensors(prefix, names).items()}
+    by_path.pop(None, None)
+    return by_path
+
+
 def _holds_xlnet(path, config):
-    """Our weights of an XLNet: the model's config says so, or the saved config beside."""
+    """Our weights (or a trainer's checkpoint) of an XLNet: the model's config says
+    so, or the saved config beside. Read by TF1 name, a pretraining checkpoint
+    loads into a fine-tuning model whose layers are named differently."""
     directory = os.path.dirname(os.path.abspath(ours.weights_file(path)))
     return isinstance(config, XLNetConfig) or os.path.isfile(os.path.join(directory, ours.XLNET_CONFIG_FILE))
 
 
 def _source_tensors(path, fmt, model):
     """{source key: array} plus a function our_path -> (source key, transposed) or None."""
-    config = getattr(model, "config", None)
-    if fmt in XLNET_FORMATS or (fmt == "ours" and _holds_xlnet(path, config)):
+    config = getattr(getattr(model, "encoder", model), "config", None)
+    if fmt in XLNET_FORMATS or (fmt in ("ours", "trainer") and _holds_xlnet(path, config)):
         return xlnet_tf1_tensors(path, fmt, getattr(config, "untie_r", True)), xlnet_tf1_name
     if fmt == "ours":
         return ours.read_weights(path), lambda p: (p, False)
@@ -115,16 +129,9 @@ def _source_tensors(path, fmt, model):
             name, transposed_hf = hf_name(tf1[0])
             return name, tf1[1] != transposed_hf
         return read_hf_tensors(path), hf_key
-    prefix = tf_checkpoint.resolve_prefix(path)
-    # A trainer checkpoint also holds optimizer slots and the input iterator's
-    # state (not an array): read the model's weights only.
-    names = ([n for n in tf_checkpoint.list_names(prefix) if n.startswith("model/")]
-             if fmt == "trainer" else None)
-    tensors = tf_checkpoint.read_tensors(prefix, names)
     if fmt == "trainer":
-        by_path = {tf_checkpoint.object_key_to_path(k, "model"): v for k, v in tensors.items()}
-        by_path.pop(None, None)
-        return by_path, lambda p: (p, False)
+        return trainer_weights(path), lambda p: (p, False)
+    tensors = tf_checkpoint.read_tensors(tf_checkpoint.resolve_prefix(path))
     if fmt == "model_garden":
         tensors = model_garden.to_tf1(tensors, model_garden.encoder_root(tensors))
     return tensors, tf1_name

@@ -31,7 +31,8 @@ _RULES = [
     (r"layer_(\d+)/rel_attn/(q|k|v|o|r)", TRANSFORMER + r"/layer_\1/rel_attn/\2/kernel"),
     (r"layer_(\d+)/(rel_attn|ff)/layer_norm/(gamma|beta)", TRANSFORMER + r"/layer_\1/\2/LayerNorm/\3"),
     (r"layer_(\d+)/ff/(layer_1|layer_2)/(kernel|bias)", TRANSFORMER + r"/layer_\1/ff/\2/\3"),
-    (r"[^/]*lm_head(?:_\d+)?/bias", r"model/lm_loss/bias"),  # Keras numbers unnamed layers
+    # Keras numbers unnamed layers; a trainer checkpoint names the pretrainer's attribute.
+    (r"(?:[^/]*lm_head(?:_\d+)?|lm_loss)/bias", r"model/lm_loss/bias"),
     (r"summary/(kernel|bias)", r"model/sequnece_summary/summary/\1"),
     (r"logits_proj/dense/(kernel|bias)", LOGIT_SCOPE + r"/\1"),
     (r"[^/]*token_classification_head(?:_\d+)?/dense/(kernel|bias)", TAGGING_SCOPE + r"/\1"),

@@ -14,7 +14,11 @@ import tensorflow as tf
 
 from data.pretraining.writer import write_pretraining_data
 from data.pretraining.xlnet_chunks import XLNetChunkProcessor
+from checkpoints.loader import load_into
+from checkpoints.xlnet_tf1_names import xlnet_tf1_name
 from data.pretraining.xlnet_config import XLNetDataConfig
+from modeling.encoder_interface import build_encoder
+from modeling.task_models import BertClassifier
 from modeling.xlnet.config import XLNetConfig
 from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions
@@ -88,6 +92,26 @@ def test_pretraining_beats_a_unigram_model_on_held_out_targets(records, tmp_path
     # Measured: unigram 3.41 nats, the model 2.2 (accuracy 0.43).
     assert results["lm_loss"] < 0.9 * unigram_loss, (results, unigram_loss)
     assert results["lm_accuracy"] > np.bincount(dev_ids).max() / len(dev_ids)
+
+
+def test_a_pretraining_checkpoint_starts_a_fine_tuning_model(records, tmp_path):
+    """The trainer's checkpoint names the pretrainer's layers (`transformer`, `lm_loss`);
+    read by TF1 name, every backbone weight reaches a classifier's encoder, whose
+    layers are named otherwise, and only the fine-tuning head is left to initialise."""
+    run = Trainer(task(records["train"], 1), RunOptions(output_dir=str(tmp_path), mixed_precision="none",
+                                                        log_steps=1, save_checkpoints_steps=1))
+    run.train(BATCH, 1, LINEAR_ADAM)
+    classifier = BertClassifier(build_encoder(CONFIG), num_classes=2)
+    report = load_into(classifier, str(tmp_path))
+    assert report.format == "trainer" and report.unused == ["model/lm_loss/bias"]
+    assert sorted(report.missing) == sorted(v.path for v in classifier.weights
+                                            if xlnet_tf1_name(v.path) is None
+                                            or "sequnece_summary" in xlnet_tf1_name(v.path)[0])
+    pretrained = {xlnet_tf1_name(v.path)[0]: v.numpy() for v in run.model.weights}
+    loaded = [v for v in classifier.encoder.weights if v.path in report.loaded]
+    assert len(loaded) == len(pretrained) - 1  # all but the LM head's bias
+    for variable in loaded:
+        np.testing.assert_array_equal(variable.numpy(), pretrained[xlnet_tf1_name(variable.path)[0]])
 
 
 @pytest.mark.parametrize("mem_len", [MEM_LEN, 0])
