@@ -81,9 +81,8 @@ def xlnet_tf1_tensors(path, fmt, untie_r=True):
     or ours (`untie_r` says how Hugging Face's per-layer biases are to be kept).
     Our XLNet weights are read by TF1 name too, so that they load whatever the
     layers of the model that saved them were called."""
-    if fmt in ("ours", "trainer"):
-        by_path = ours.read_weights(path) if fmt == "ours" else trainer_weights(path)
-        tensors = {xlnet_tf1_name(p)[0]: v for p, v in by_path.items() if xlnet_tf1_name(p)}
+    if fmt == "ours":
+        tensors = _by_tf1_name(ours.read_weights(path))
     elif fmt == "xlnet_hf":
         tensors = hf_to_tf1(read_weight_file(path), untie_r)
     else:
@@ -104,10 +103,12 @@ def trainer_weights(path):
     return by_path
 
 
+def _by_tf1_name(by_path):
+    return {xlnet_tf1_name(p)[0]: v for p, v in by_path.items() if xlnet_tf1_name(p)}
+
+
 def _holds_xlnet(path, config):
-    """Our weights (or a trainer's checkpoint) of an XLNet: the model's config says
-    so, or the saved config beside. Read by TF1 name, a pretraining checkpoint
-    loads into a fine-tuning model whose layers are named differently."""
+    """Our weights of an XLNet: the model's config says so, or the saved config beside."""
     directory = os.path.dirname(os.path.abspath(ours.weights_file(path)))
     return isinstance(config, XLNetConfig) or os.path.isfile(os.path.join(directory, ours.XLNET_CONFIG_FILE))
 
@@ -115,7 +116,7 @@ def _holds_xlnet(path, config):
 def _source_tensors(path, fmt, model):
     """{source key: array} plus a function our_path -> (source key, transposed) or None."""
     config = getattr(getattr(model, "encoder", model), "config", None)
-    if fmt in XLNET_FORMATS or (fmt in ("ours", "trainer") and _holds_xlnet(path, config)):
+    if fmt in XLNET_FORMATS or (fmt == "ours" and _holds_xlnet(path, config)):
         return xlnet_tf1_tensors(path, fmt, getattr(config, "untie_r", True)), xlnet_tf1_name
     if fmt == "ours":
         return ours.read_weights(path), lambda p: (p, False)
@@ -130,7 +131,12 @@ def _source_tensors(path, fmt, model):
             return name, tf1[1] != transposed_hf
         return read_hf_tensors(path), hf_key
     if fmt == "trainer":
-        return trainer_weights(path), lambda p: (p, False)
+        by_path = trainer_weights(path)
+        if _holds_xlnet(path, config) and not any(v.path in by_path for v in model.weights):
+            # A pretraining run's checkpoint into a fine-tuning model, whose layers
+            # are named otherwise (the pretrainer's are `transformer`, `lm_loss`).
+            return with_our_logit_scope(_by_tf1_name(by_path)), xlnet_tf1_name
+        return by_path, lambda p: (p, False)
     tensors = tf_checkpoint.read_tensors(tf_checkpoint.resolve_prefix(path))
     if fmt == "model_garden":
         tensors = model_garden.to_tf1(tensors, model_garden.encoder_root(tensors))

@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from demo.progress import progress_line
@@ -15,14 +16,23 @@ NOISE = re.compile(r"cuInit|CUDA|cuda|oneDNN custom operations|This TensorFlow b
                    r"^[IWEF]\d{4} |^WARNING:|absl::InitializeLog", re.MULTILINE)
 
 
-@pytest.fixture(scope="module")
-def quick_run(tmp_path_factory):
-    work = tmp_path_factory.mktemp("main")
+def run_quick(tmp_path_factory, family):
+    work = tmp_path_factory.mktemp(f"main_{family}")
     env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
-    result = subprocess.run([sys.executable, os.path.join(ROOT, "main.py"), "--quick", f"--work_dir={work}"],
-                            cwd=ROOT, capture_output=True, text=True, env=env)
+    result = subprocess.run([sys.executable, os.path.join(ROOT, "main.py"), "--quick", f"--family={family}",
+                             f"--work_dir={work}"], cwd=ROOT, capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return work, result
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    return run_quick(tmp_path_factory, "bert")
+
+
+@pytest.fixture(scope="module")
+def quick_xlnet_run(tmp_path_factory):
+    return run_quick(tmp_path_factory, "xlnet")
 
 
 def test_main_job_builds_every_artefact(quick_run):
@@ -42,6 +52,29 @@ def test_main_job_summary_reports_both_arms_and_served_pairs(quick_run):
     assert re.search(r"from pretrained [01]\.\d{3}\s+from scratch [01]\.\d{3}", summary)
     served = re.findall(r"^\s+(original|scrambled) \((0\.\d\d|1\.00)\)", summary, re.MULTILINE)
     assert len(served) == 3
+
+
+def test_xlnet_main_job_scores_pretraining_against_a_unigram_model_and_serves(quick_xlnet_run):
+    work, result = quick_xlnet_run
+    for name in ("spiece.model", "pretrain/xlnet_config.json", "pretrain_eval/eval_results.txt",
+                 "unigram.txt", "classifier/eval_results.txt", "scratch/eval_results.txt",
+                 "serving/saved_model.pb"):
+        assert (work / name).exists(), name
+    summary = result.stdout.split("=== summary", 1)[1]
+    assert re.search(r"last training batches LM accuracy 0\.\d{3}, loss \d+\.\d{3};", summary)
+    assert re.search(r"scored on held-out modules: LM accuracy 0\.\d{3}, loss \d+\.\d{3} nats "
+                     r"\(unigram model \d+\.\d{3}; its commonest target 0\.\d{3}\)", summary)
+    assert re.search(r"from pretrained [01]\.\d{3}\s+from scratch [01]\.\d{3}", summary)
+    assert len(re.findall(r"^\s+(original|scrambled) \((0\.\d\d|1\.00)\)", summary, re.MULTILINE)) == 3
+    assert not NOISE.search(result.stdout + result.stderr)
+
+
+def test_unigram_baseline_scores_add_one_frequencies_of_the_training_targets():
+    from demo.unigram_baseline import unigram_scores
+    scores = unigram_scores(np.array([1, 1, 2]), np.array([1, 3]), vocab_size=4)
+    # Counts + 1: [1, 3, 2, 1] of 7; the commonest training target is 1.
+    assert scores["unigram_loss"] == pytest.approx(-(np.log(3 / 7) + np.log(1 / 7)) / 2)
+    assert scores["majority_accuracy"] == 0.5
 
 
 def test_main_job_shows_training_progress_with_time_left(quick_run):

@@ -1,0 +1,84 @@
+"""The main job's BERT half: a WordPiece vocabulary learned from the corpus,
+masked-LM + next-sentence records, a 2-layer BERT pretrained on them and
+scored on the held-out modules."""
+
+import json
+import os
+import re
+
+from demo.pretrained import Pretrained, read_key_values
+from demo.progress import last_logged_values
+from utils.files import atomic_write_text
+
+SEQ_LENGTH = 48
+MAX_PREDICTIONS = 7
+VOCAB_SIZE = 1500
+BATCH = 128
+# H=64 trains about 4x more examples per second than H=128 on two cores; without
+# dropout the short pretraining leaves the unigram plateau sooner (same config for both fine-tunings).
+MODEL = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 256,
+         "max_position_embeddings": SEQ_LENGTH, "hidden_dropout_prob": 0.0,
+         "attention_probs_dropout_prob": 0.0}
+
+
+def steps(quick):
+    return 20 if quick else 4000
+
+
+def majority_share(records_log):
+    """Share of the commoner next-sentence label in a record file, from its writer's log:
+    random next sentences are more than half (a document's last chunk has no next one)."""
+    with open(records_log, encoding="utf-8") as f:
+        share = float(re.search(r"next sentence random ([0-9.]+)%", f.read()).group(1)) / 100
+    return max(share, 1 - share)
+
+
+def pretrain(stage, work, corpus, held_out, seed, quick):
+    """Runs the BERT stages through `stage(name, args, batch_size)`; returns `Pretrained`."""
+    path = {name: os.path.join(work, name) for name in (
+        "vocab.txt", "bert_config.json", "pretraining.tfrecord", "held_out.tfrecord", "pretrain",
+        "pretrain_eval", "logs")}
+    stage("vocabulary", [
+        "build_vocab.py", f"--input_file={corpus}", f"--output_file={path['vocab.txt']}",
+        f"--vocab_size={VOCAB_SIZE}", "--num_unused=0", "--lower_thresh=5"])
+    with open(path["vocab.txt"], encoding="utf-8") as f:
+        vocab_size = sum(1 for _ in f)
+    atomic_write_text(path["bert_config.json"], json.dumps({**MODEL, "vocab_size": vocab_size}, indent=2))
+    records = [f"--vocab_file={path['vocab.txt']}", "--do_lower_case", f"--max_seq_length={SEQ_LENGTH}",
+               f"--max_predictions_per_seq={MAX_PREDICTIONS}", f"--random_seed={seed}"]
+    stage("pretraining data", [
+        "create_pretraining_data.py", f"--input_file={corpus}", f"--output_file={path['pretraining.tfrecord']}",
+        *records, "--dupe_factor=10", "--num_workers=2"])
+    stage("held-out pretraining data", [
+        "create_pretraining_data.py", f"--input_file={held_out}", f"--output_file={path['held_out.tfrecord']}",
+        *records, "--dupe_factor=1"])
+    pretraining = [f"--bert_config_file={path['bert_config.json']}", f"--max_seq_length={SEQ_LENGTH}",
+                   f"--max_predictions_per_seq={MAX_PREDICTIONS}", f"--seed={seed}"]
+    num_steps = steps(quick)
+    stage("pretraining", [
+        "run_pretraining.py", *pretraining, f"--input_file={path['pretraining.tfrecord']}",
+        f"--output_dir={path['pretrain']}", "--do_train", f"--train_batch_size={BATCH}",
+        f"--num_train_steps={num_steps}", f"--num_warmup_steps={num_steps // 10}",
+        "--learning_rate=2e-3", f"--save_checkpoints_steps={num_steps}",
+        f"--log_steps={max(num_steps // 20, 1)}"], BATCH)
+    # Scored on modules pretraining never saw: the training batches' own accuracy
+    # also counts pairs the model has memorised.
+    stage("held-out scoring", [
+        "run_pretraining.py", *pretraining, f"--input_file={path['held_out.tfrecord']}",
+        f"--init_checkpoint={path['pretrain']}", f"--output_dir={path['pretrain_eval']}", "--do_eval",
+        "--eval_batch_size=100", "--max_eval_steps=1000"])
+    trained = last_logged_values(os.path.join(path["logs"], "pretraining.log"))
+    held = read_key_values(os.path.join(path["pretrain_eval"], "eval_results.txt"))
+    return Pretrained(
+        checkpoint=path["pretrain"],
+        runner_flags=[f"--vocab_file={path['vocab.txt']}", f"--bert_config_file={path['bert_config.json']}"],
+        seq_length=SEQ_LENGTH,
+        built=[("vocab.txt", f"WordPiece vocabulary, {vocab_size} tokens"),
+               ("pretrain", f"pretrained 2-layer BERT (H={MODEL['hidden_size']}), checkpoint + bert_config.json")],
+        summary=[
+            f"pretraining ({num_steps} steps of {BATCH}): last training batches masked-LM accuracy "
+            f"{trained['masked_lm_accuracy']:.3f}, next-sentence accuracy {trained['next_sentence_accuracy']:.3f} "
+            f"(majority label {majority_share(os.path.join(path['logs'], 'pretraining_data.log')):.3f});",
+            f"  scored on held-out modules: masked-LM accuracy {held['masked_lm_accuracy']:.3f}, "
+            f"next-sentence accuracy {held['next_sentence_accuracy']:.3f} (majority label "
+            f"{majority_share(os.path.join(path['logs'], 'held-out_pretraining_data.log')):.3f})"])

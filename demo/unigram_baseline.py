@@ -1,0 +1,62 @@
+"""The loss a unigram model reaches on XLNet's held-out targets: the bar that
+pretraining has to clear to show it learned more than word frequencies.
+
+The unigram model is the target frequencies of the training records (add-one
+smoothed); it is scored on exactly the targets that `run_pretraining.py
+--do_eval` scores, read through the same pipeline.
+
+    python -m demo.unigram_baseline --train_file=pretraining.tfrecord \\
+        --held_out_file=held_out.tfrecord --xlnet_config_file=xlnet_config.json \\
+        --seq_len=64 --reuse_len=32 --num_predict=10 --output_file=unigram.txt
+"""
+
+import numpy as np
+from absl import app, flags
+
+from modeling.xlnet.config import XLNetConfig
+from tasks.xlnet_pretraining import XLNetPretrainingTask
+from utils.files import atomic_write_text
+
+flags.DEFINE_string("train_file", None, "Training records (the frequencies).")
+flags.DEFINE_string("held_out_file", None, "Held-out records (the targets scored).")
+flags.DEFINE_string("xlnet_config_file", None, "The model's xlnet_config.json (n_token).")
+flags.DEFINE_integer("seq_len", 512, "The records' seq_len.")
+flags.DEFINE_integer("reuse_len", 256, "The records' reuse_len.")
+flags.DEFINE_integer("num_predict", 85, "The records' num_predict.")
+flags.DEFINE_string("output_file", None, "Where `unigram_loss = ...` lines are written.")
+FLAGS = flags.FLAGS
+_BATCH = 32
+
+
+def targets(config, path):
+    """Every target id that one evaluation pass over `path` scores."""
+    task = XLNetPretrainingTask(config, path, FLAGS.seq_len, FLAGS.reuse_len, FLAGS.reuse_len,
+                                FLAGS.num_predict)
+    batches = task.build_dataset("eval", _BATCH, training=False)
+    return np.concatenate([labels["target"].numpy()[labels["target_mask"].numpy() > 0]
+                           for _, labels in batches])
+
+
+def unigram_scores(train_targets, held_out_targets, vocab_size):
+    """Mean cross-entropy (nats) of the add-one unigram model, and the accuracy of
+    always predicting the commonest training target, on the held-out targets."""
+    counts = np.bincount(train_targets, minlength=vocab_size) + 1.0
+    loss = -np.log(counts[held_out_targets] / counts.sum()).mean()
+    return {"unigram_loss": float(loss),
+            "majority_accuracy": float(np.mean(held_out_targets == counts.argmax()))}
+
+
+def main(_):
+    config = XLNetConfig.from_json_file(FLAGS.xlnet_config_file)
+    held_out = targets(config, FLAGS.held_out_file)
+    if not len(held_out):
+        raise app.UsageError(f"{FLAGS.held_out_file} has no targets")
+    scores = unigram_scores(targets(config, FLAGS.train_file), held_out, config.n_token)
+    scores["targets"] = len(held_out)
+    atomic_write_text(FLAGS.output_file, "".join(f"{k} = {v}\n" for k, v in scores.items()))
+    print(scores)
+
+
+if __name__ == "__main__":
+    flags.mark_flags_as_required(["train_file", "held_out_file", "xlnet_config_file", "output_file"])
+    app.run(main)
