@@ -154,7 +154,7 @@ def _load(model, encoder, init_checkpoint):
     report = load_pretrained(model, encoder, init_checkpoint)
     if report.missing:
         logging.warning("%s has no value for %s: the export computes with their initial, "
-                        "untrained weights (`mlm_logits`, XLNet's `pooled_output`)",
+                        "untrained values (BERT's `mlm_logits`, XLNet's `pooled_output`)",
                         init_checkpoint, ", ".join(report.missing))
     return report
 
