@@ -41,7 +41,8 @@ def export_hub(export_dir, init_checkpoint, bert_config_file=None, vocab_file=No
     vocab_file, config = resolve_model_files(vocab_file, bert_config_file, preset, init_checkpoint)
     if do_lower_case is None:
         do_lower_case = TEXT_SIDES[family_of(config)].do_lower_case_default
-    return write_hub_pair(export_dir, config, vocab_file, do_lower_case, init_checkpoint, seq_length)
+    return write_hub_pair(export_dir, config, vocab_file, do_lower_case, init_checkpoint,
+                          seq_length)
 
 
 def write_hub_pair(export_dir, config, vocab_file, do_lower_case, init_checkpoint,

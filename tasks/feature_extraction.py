@@ -87,7 +87,8 @@ def _pieces_with_spans(text_side, texts):
     Python ids with no spans."""
     tokenizer = text_side.graph_tokenizer()
     if hasattr(tokenizer, "tokenize_with_offsets"):
-        return _offsets_to_spans(texts, *tokenizer.tokenize_with_offsets(tf.constant(texts, tf.string)))
+        return _offsets_to_spans(
+            texts, *tokenizer.tokenize_with_offsets(tf.constant(texts, tf.string)))
     return [(ids, [None] * len(ids)) for ids in map(text_side.encode, texts)]
 
 

@@ -26,7 +26,8 @@ from tests.spiece_model import LINES
 
 PAIR_SEQ_LENGTH = 24
 EXPLICIT_SEQ_LENGTH = 32
-SENTENCES = LINES[:6] + ["Caf\u00e9 ``quoted'' text: 1,000 rooms, 25,7 doors.", "ROOMS"] + HOSTILE_TEXTS
+SENTENCES = (LINES[:6] + ["Caf\u00e9 ``quoted'' text: 1,000 rooms, 25,7 doors.", "ROOMS"]
+             + HOSTILE_TEXTS)
 # The SavedModel and the Keras model run the same float32 ops on the same ids; only
 # the order of summation inside a kernel may differ. LayerNorm rescales every
 # block's output to about unit size, and each of the n_layer blocks sums at most
@@ -166,7 +167,8 @@ def test_encoder_equals_the_keras_encoder(exported, loaded, name, pooled):
     expected = {k: np.asarray(v) if k != "encoder_outputs" else np.stack(v)
                 for k, v in reference(inputs, training=False).items()}
     expected["default"] = expected["pooled_output"]
-    compared = ["sequence_output", "encoder_outputs"] + (["pooled_output", "default"] if pooled else [])
+    compared = ["sequence_output", "encoder_outputs"]
+    compared += ["pooled_output", "default"] if pooled else []
     for how in ("encoder", "signature", "keras_layer"):
         got = _outputs(arrays, f"{name}/{how}/")
         assert set(got) == {"default", "pooled_output", "sequence_output", "encoder_outputs"}

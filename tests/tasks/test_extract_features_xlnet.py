@@ -20,8 +20,8 @@ from tests.spiece_model import LINES
 
 SEQ_LENGTH = 48
 LAYERS = [-1, 0]
-TEXTS = [("On May 3, 1921", "the red house counted 37 rooms."), ("the old house.", None), ("", None),
-         (LINES[3], "ROOMS 1,000"), ("2 doors", "")]
+TEXTS = [("On May 3, 1921", "the red house counted 37 rooms."), ("the old house.", None),
+         ("", None), (LINES[3], "ROOMS 1,000"), ("2 doors", "")]
 # Values are rounded to 6 decimals (half a unit: 5e-7); the Keras model recomputes
 # them with the same float32 ops, whose summation order may differ within
 # n_layer blocks of at most d_inner products each (outputs are about unit size).
@@ -45,19 +45,23 @@ def encoder(release):
     return encoder
 
 
+def _pack(text, text_a, text_b, seq_length):
+    return text.pack(text.encode(text_a), None if text_b is None else text.encode(text_b),
+                     seq_length)
+
+
 def _expected_row(text, text_a, text_b, seq_length):
     """(pieces, input_type_ids, positions) of the real tokens `pack` gives."""
-    word_ids, mask, type_ids = text.pack(text.encode(text_a),
-                                         None if text_b is None else text.encode(text_b), seq_length)
+    word_ids, mask, type_ids = _pack(text, text_a, text_b, seq_length)
     positions = np.flatnonzero(mask)
-    return text.to_tokens(word_ids[positions].tolist()), type_ids[positions].tolist(), positions.tolist()
+    return (text.to_tokens(word_ids[positions].tolist()), type_ids[positions].tolist(),
+            positions.tolist())
 
 
 def test_lines_pack_as_the_text_side_with_pieces_and_left_padding(text):
     encoded = encode_lines([InputLine(i, a, b) for i, (a, b) in enumerate(TEXTS)], text, SEQ_LENGTH)
     for line, (text_a, text_b) in zip(encoded, TEXTS):
-        word_ids, mask, type_ids = text.pack(
-            text.encode(text_a), None if text_b is None else text.encode(text_b), SEQ_LENGTH)
+        word_ids, mask, type_ids = _pack(text, text_a, text_b, SEQ_LENGTH)
         np.testing.assert_array_equal(line.inputs["input_word_ids"], word_ids)
         np.testing.assert_array_equal(line.inputs["input_mask"], mask)
         np.testing.assert_array_equal(line.inputs["input_type_ids"], type_ids)
@@ -72,7 +76,9 @@ def test_lines_pack_as_the_text_side_with_pieces_and_left_padding(text):
     pieces = text.tokenizer.encode_pieces(text.tokenizer.preprocess(TEXTS[1][0]))
     assert single.tokens == pieces + ["<sep>", "<cls>"]
     assert single.positions == list(range(SEQ_LENGTH - len(pieces) - 2, SEQ_LENGTH))  # left padding
-    assert encoded[2].tokens == ["<sep>", "<cls>"] and encoded[2].positions == [SEQ_LENGTH - 2, SEQ_LENGTH - 1]  # empty
+    empty = encoded[2]
+    assert empty.tokens == ["<sep>", "<cls>"]
+    assert empty.positions == [SEQ_LENGTH - 2, SEQ_LENGTH - 1]
     assert len(encoded[3].tokens) == SEQ_LENGTH  # a long pair, cut longest first
 
 
@@ -105,9 +111,8 @@ def test_command_line_reads_the_release_directory(release, text, encoder, tmp_pa
         tokens, segments, positions = _expected_row(text, text_a, text_b, 32)
         assert [f["token"] for f in record["features"]] == tokens
         assert [f["segment"] for f in record["features"]] == segments
-        inputs = {k: v[None] for k, v in zip(
-            ("input_word_ids", "input_mask", "input_type_ids"),
-            text.pack(text.encode(text_a), None if text_b is None else text.encode(text_b), 32))}
+        inputs = {k: v[None] for k, v in zip(("input_word_ids", "input_mask", "input_type_ids"),
+                                             _pack(text, text_a, text_b, 32))}
         outputs = encoder(inputs, training=False)["encoder_outputs"]
         for feature, position in zip(record["features"], positions):
             for layer in feature["layers"]:
