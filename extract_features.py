@@ -1,6 +1,7 @@
-"""Extracts per-token activations of chosen BERT layers to JSON lines, as the
-original `extract_features.py` (same flags, same output layout, plus each
-token's character span in the input text; see tasks/feature_extraction.py).
+"""Extracts per-token activations of chosen encoder layers (BERT or XLNet) to
+JSON lines, as the original `extract_features.py` (same flags, same output
+layout, plus each token's character span in the input text; see
+tasks/feature_extraction.py).
 
     echo 'Who was Jim Henson ? ||| Jim Henson was a puppeteer' > /tmp/input.txt
     python extract_features.py --input_file=/tmp/input.txt --output_file=/tmp/output.jsonl \\
@@ -10,20 +11,28 @@ token's character span in the input text; see tasks/feature_extraction.py).
         --layers=-1,-2,-3,-4 --max_seq_length=128 --batch_size=8
 
 `--bert_config_file` and `--vocab_file` may be left out when they lie beside
-`--init_checkpoint` (original release and Hugging Face directories).
+`--init_checkpoint` (original release and Hugging Face directories). The
+config picks the family as for the runners: for an XLNet checkpoint with
+`xlnet_config.json` and `spiece.model` beside it,
+
+    python extract_features.py --input_file=/tmp/input.txt --output_file=/tmp/xlnet.jsonl \
+        --init_checkpoint=xlnet_cased_L-12_H-768_A-12/xlnet_model.ckpt --layers=-1,-2
+
+writes the SentencePiece pieces of `A <sep> B <sep> <cls>` (`--spiece_model_file`
+names another `spiece.model`; `--do_lower_case` left out is false for XLNet).
 """
 
 import json
 
 from absl import app, flags, logging
 
-from checkpoints.loader import load_into
-from data.text.graph_tokenizer import GraphTokenizer
-from data.text.vocab import Vocab
-from modeling.encoder_interface import build_encoder
+from checkpoints.pretrained import load_pretrained
+from data.text.families import text_side_for
+from modeling.encoder_interface import build_encoder, family_of
 from tasks.feature_extraction import (encode_lines, feature_records, layers_model,
                                       read_input_lines)
-from tasks.flag_groups import define_model_flags, define_text_flags, model_files_from_flags
+from tasks.flag_groups import (define_model_flags, define_text_flags, do_lower_case_from_flags,
+                               model_files_from_flags)
 from utils.files import atomic_output
 
 flags.DEFINE_string("input_file", None, "One example per line: `text_a` or `text_a ||| text_b`.")
@@ -39,13 +48,12 @@ FLAGS = flags.FLAGS
 def main(_):
     layer_indexes = [int(x) for x in FLAGS.layers]
     vocab_file, config = model_files_from_flags()
-    vocab = Vocab.from_file(vocab_file)
+    text_side = text_side_for(family_of(config), vocab_file, do_lower_case_from_flags(config))
     encoder = build_encoder(config)
-    logging.info(load_into(encoder, FLAGS.init_checkpoint).summary())
+    load_pretrained(encoder, encoder, FLAGS.init_checkpoint)
     model = layers_model(encoder, layer_indexes)
     lines = read_input_lines(FLAGS.input_file)
-    encoded = encode_lines(lines, GraphTokenizer(vocab, FLAGS.do_lower_case), vocab,
-                           FLAGS.max_seq_length)
+    encoded = encode_lines(lines, text_side, FLAGS.max_seq_length)
     with atomic_output(FLAGS.output_file) as f:
         for record in feature_records(model, layer_indexes, encoded, FLAGS.batch_size):
             f.write(json.dumps(record) + "\n")

@@ -1,43 +1,63 @@
-"""Writes the TF Hub BERT pair from any checkpoint we read.
+"""Writes the TF Hub pair from any checkpoint we read, BERT or XLNet.
 
-  python -m export.export_hub --init_checkpoint=uncased_L-12_H-768_A-12/bert_model.ckpt \
-      --bert_config_file=uncased_L-12_H-768_A-12/bert_config.json \
-      --vocab_file=uncased_L-12_H-768_A-12/vocab.txt --do_lower_case=true \
+  python -m export.export_hub --init_checkpoint=uncased_L-12_H-768_A-12/bert_model.ckpt \\
+      --bert_config_file=uncased_L-12_H-768_A-12/bert_config.json \\
+      --vocab_file=uncased_L-12_H-768_A-12/vocab.txt --do_lower_case=true \\
       --export_dir=/tmp/bert_hub
+  python -m export.export_hub --init_checkpoint=xlnet_cased_L-12_H-768_A-12/xlnet_model.ckpt \\
+      --export_dir=/tmp/xlnet_hub
 
-gives `/tmp/bert_hub/preprocessor` and `/tmp/bert_hub/encoder` (formats in
+give `<export_dir>/preprocessor` and `<export_dir>/encoder` (formats in
 `export/hub_preprocessor.py` and `export/hub_encoder.py`). The checkpoint may
 be an original TF1 one, a Hugging Face directory, a Model Garden checkpoint,
-our weights or a fine-tuning output_dir; `--bert_config_file` and
-`--vocab_file` default to the ones beside it.
+our weights or a fine-tuning output_dir. The config and vocabulary are found
+as the runners find them (`checkpoints.companion_files.resolve_model_files`):
+`--bert_config_file` (or XLNet's `xlnet_config.json`), `--preset`, else the
+config beside the checkpoint picks the family; `--vocab_file` /
+`--spiece_model_file`, else the family's vocabulary file beside it.
+`--do_lower_case` left out is the family's default (BERT true, XLNet false).
 """
 
 import os
 
 from absl import app, flags, logging
 
-from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
-from export.hub_encoder import build_pretrainer, save_hub_encoder
+from checkpoints.companion_files import resolve_model_files
+from data.text.families import TEXT_SIDES, text_side_for
+from export.hub_encoder import build_hub_model, save_hub_encoder
 from export.hub_preprocessor import DEFAULT_SEQ_LENGTH, save_preprocessor
-from tasks.flag_groups import define_export_flag, define_model_flags, define_text_flags
+from modeling.encoder_interface import family_of
+from tasks.flag_groups import (define_export_flag, define_model_flags, define_text_flags,
+                               do_lower_case_from_flags, model_files_from_flags)
 
 PREPROCESSOR_DIR = "preprocessor"
 ENCODER_DIR = "encoder"
 
 
 def export_hub(export_dir, init_checkpoint, bert_config_file=None, vocab_file=None,
-               do_lower_case=True, seq_length=DEFAULT_SEQ_LENGTH, preset=None):
-    """Writes `<export_dir>/preprocessor` and `<export_dir>/encoder`; returns their paths."""
-    config = resolve_bert_config(bert_config_file, preset, init_checkpoint)
-    vocab_file = resolve_vocab_file(vocab_file, init_checkpoint)
+               do_lower_case=None, seq_length=DEFAULT_SEQ_LENGTH, preset=None):
+    """`write_hub_pair` with the config and vocabulary found as the runners find
+    them; `do_lower_case=None` is the family's default. Returns the two paths."""
+    vocab_file, config = resolve_model_files(vocab_file, bert_config_file, preset, init_checkpoint)
+    if do_lower_case is None:
+        do_lower_case = TEXT_SIDES[family_of(config)].do_lower_case_default
+    return write_hub_pair(export_dir, config, vocab_file, do_lower_case, init_checkpoint,
+                          seq_length)
+
+
+def write_hub_pair(export_dir, config, vocab_file, do_lower_case, init_checkpoint,
+                   seq_length=DEFAULT_SEQ_LENGTH):
+    """Writes `<export_dir>/preprocessor` and `<export_dir>/encoder` of `config`'s
+    family with `init_checkpoint`'s weights; returns their paths."""
     if seq_length > config.max_position_embeddings:
         raise ValueError(f"--seq_length {seq_length} exceeds the model's "
                          f"max_position_embeddings {config.max_position_embeddings}")
-    pretrainer, _ = build_pretrainer(config, init_checkpoint)
+    model, _ = build_hub_model(config, init_checkpoint)
     preprocessor_dir = os.path.join(export_dir, PREPROCESSOR_DIR)
     encoder_dir = os.path.join(export_dir, ENCODER_DIR)
-    save_preprocessor(preprocessor_dir, vocab_file, do_lower_case, seq_length)
-    save_hub_encoder(encoder_dir, pretrainer, vocab_file, do_lower_case)
+    save_preprocessor(preprocessor_dir, text_side_for(family_of(config), vocab_file, do_lower_case),
+                      seq_length)
+    save_hub_encoder(encoder_dir, model, vocab_file, do_lower_case)
     return preprocessor_dir, encoder_dir
 
 
@@ -53,8 +73,9 @@ def define_flags():
 def main(argv):
     del argv
     f = flags.FLAGS
-    paths = export_hub(f.export_dir, f.init_checkpoint, f.bert_config_file, f.vocab_file,
-                       f.do_lower_case, f.seq_length, f.preset)
+    vocab_file, config = model_files_from_flags()
+    paths = write_hub_pair(f.export_dir, config, vocab_file, do_lower_case_from_flags(config),
+                           f.init_checkpoint, f.seq_length)
     logging.info("wrote %s and %s", *paths)
 
 

@@ -1,4 +1,5 @@
-"""The TF Hub BERT encoder SavedModel: a reusable, fine-tunable encoder.
+"""The TF Hub encoder SavedModel: a reusable, fine-tunable encoder of any family
+(`modeling/encoder_interface.py`).
 
 Follows the published `bert_*_L-*_H-*_A-*` encoders, so app code written for
 them runs unchanged:
@@ -10,6 +11,12 @@ them runs unchanged:
                                                         # encoder_outputs: list of L [batch, seq, H]
     masked = hub.load(path).mlm({**encoder_inputs, "masked_lm_positions": positions})
     masked["mlm_logits"]                                # [batch, positions, vocab]
+
+`mlm` is BERT's (its masked-LM head); XLNet's language model predicts
+permutation-LM targets from a query stream, not masked positions, so an XLNet
+encoder has no `mlm`. Its `pooled_output` is the sequence summary of `<cls>`,
+which the original creates in fine-tuning: from a pretrained checkpoint it is
+the summary's initial weights (a warning says so).
 
 The root is a `tf.__internal__.tracking.AutoTrackable` (a `tf.Module` root
 cannot be fine-tuned through `hub.KerasLayer`) with `__call__(inputs,
@@ -25,17 +32,17 @@ named without ":0") fine-tunes with any optimizer. Inputs longer than
 `max_position_embeddings` are an error that says so. Signatures for serving:
 `serving_default` (the three inputs -> `default`, `pooled_output`,
 `sequence_output`, and `encoder_outputs` stacked [L, batch, seq, H]) and `mlm`.
-With a vocab, `vocab_file` (asset) and `do_lower_case` ride along as in the
-published encoders.
+With a vocabulary, `vocab_file` (asset: `vocab.txt`, XLNet's `spiece.model`)
+and `do_lower_case` ride along as in the published encoders.
 """
 
 import tensorflow as tf
 from absl import logging
 
-from checkpoints.loader import load_into
+from checkpoints.pretrained import load_pretrained
 from export.saved_model_io import save_atomically
-from modeling import BertEncoder
-from modeling.encoder_interface import ENCODER_INPUTS
+from modeling import BertConfig, BertEncoder
+from modeling.encoder_interface import ENCODER_INPUTS, build_encoder
 from modeling.pretrainer import BertPretrainer
 
 
@@ -90,8 +97,9 @@ def _encoder_outputs(encoded):
 
 
 class HubEncoder(_Callable):
-    """The encoder object `save_hub_encoder` writes, from a `BertPretrainer`
-    whose masked-LM head serves `mlm`; callable in process too.
+    """The encoder object `save_hub_encoder` writes, from an encoder or, for
+    BERT, a `BertPretrainer` (its masked-LM head serves `mlm`); callable in
+    process too.
 
     Example:
     >>> hub_encoder = HubEncoder(BertPretrainer(BertEncoder(config), objective="mlm"))
@@ -99,8 +107,9 @@ class HubEncoder(_Callable):
     TensorShape([batch, hidden])
     """
 
-    def __init__(self, pretrainer, vocab_file=None, do_lower_case=None):
-        encoder = pretrainer.encoder
+    def __init__(self, model, vocab_file=None, do_lower_case=None):
+        pretrainer = model if isinstance(model, BertPretrainer) else None
+        encoder = model.encoder if pretrainer else model
         max_positions = encoder.config.max_position_embeddings
 
         def encode(inputs, training=False):
@@ -112,7 +121,8 @@ class HubEncoder(_Callable):
             return {**_encoder_outputs(encoded), "mlm_logits": logits}
 
         super().__init__(encoder, encode, ENCODER_INPUTS)
-        self.mlm = _Callable(pretrainer, masked_lm, ENCODER_INPUTS + ("masked_lm_positions",))
+        if pretrainer:
+            self.mlm = _Callable(pretrainer, masked_lm, ENCODER_INPUTS + ("masked_lm_positions",))
         if vocab_file:
             self.vocab_file = tf.saved_model.Asset(vocab_file)
             self.do_lower_case = tf.Variable(bool(do_lower_case), trainable=False, name="do_lower_case")
@@ -126,33 +136,49 @@ class HubEncoder(_Callable):
                 return outputs
             return signature
 
-        encode = tf.function(flat(self.serve), input_signature=[_specs(ENCODER_INPUTS)])
-        mlm = tf.function(flat(self.mlm.serve),
-                          input_signature=[_specs(ENCODER_INPUTS + ("masked_lm_positions",))])
-        return {"serving_default": encode, "mlm": mlm}
+        signatures = {"serving_default": tf.function(
+            flat(self.serve), input_signature=[_specs(ENCODER_INPUTS)])}
+        if hasattr(self, "mlm"):
+            signatures["mlm"] = tf.function(
+                flat(self.mlm.serve),
+                input_signature=[_specs(ENCODER_INPUTS + ("masked_lm_positions",))])
+        return signatures
+
+
+def _load(model, encoder, init_checkpoint):
+    """The load report of `init_checkpoint` in `model` (None without one): the
+    encoder must come whole from it; a missing masked-LM head or sequence
+    summary is only a warning."""
+    if not init_checkpoint:
+        return None
+    report = load_pretrained(model, encoder, init_checkpoint)
+    if report.missing:
+        logging.warning("%s has no value for %s: the export computes with their initial, "
+                        "untrained values (BERT's `mlm_logits`, XLNet's `pooled_output`)",
+                        init_checkpoint, ", ".join(report.missing))
+    return report
 
 
 def build_pretrainer(config, init_checkpoint=None):
     """A masked-LM `BertPretrainer` (float32) with `init_checkpoint` loaded if given;
     returns (pretrainer, load report or None)."""
     pretrainer = BertPretrainer(BertEncoder(config), objective="mlm")
-    report = None
-    if init_checkpoint:
-        report = load_into(pretrainer, init_checkpoint)
-        logging.info(report.summary())
-        head = [p for p in report.missing if p.startswith(pretrainer.masked_lm.name + "/")]
-        encoder = [p for p in report.missing if p not in head]
-        if encoder:
-            raise ValueError(f"{init_checkpoint}: the encoder lacks {len(encoder)} variables: "
-                             + ", ".join(encoder))
-        if head:
-            logging.warning("%s has no masked-LM head: the exported `mlm` gives logits of an "
-                            "untrained head (%s)", init_checkpoint, ", ".join(head))
-    return pretrainer, report
+    return pretrainer, _load(pretrainer, pretrainer.encoder, init_checkpoint)
 
 
-def save_hub_encoder(export_dir, pretrainer, vocab_file=None, do_lower_case=None):
-    """Writes the encoder SavedModel to `export_dir`; returns the object saved."""
-    hub_encoder = HubEncoder(pretrainer, vocab_file, do_lower_case)
+def build_hub_model(config, init_checkpoint=None):
+    """What the encoder SavedModel is made of, float32, `init_checkpoint` loaded if
+    given: BERT's masked-LM `BertPretrainer`, another family's encoder alone;
+    returns (model, load report or None)."""
+    if isinstance(config, BertConfig):
+        return build_pretrainer(config, init_checkpoint)
+    encoder = build_encoder(config)
+    return encoder, _load(encoder, encoder, init_checkpoint)
+
+
+def save_hub_encoder(export_dir, model, vocab_file=None, do_lower_case=None):
+    """Writes the encoder SavedModel of `model` (see `HubEncoder`) to `export_dir`;
+    returns the object saved."""
+    hub_encoder = HubEncoder(model, vocab_file, do_lower_case)
     save_atomically(hub_encoder, export_dir, signatures=hub_encoder.serving_signatures())
     return hub_encoder

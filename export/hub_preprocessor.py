@@ -1,4 +1,5 @@
-"""The TF Hub BERT preprocessor SavedModel: strings -> encoder inputs, in the graph.
+"""The TF Hub preprocessor SavedModel: strings -> encoder inputs, in the graph,
+for any encoder family through its text side (`data/text/text_side.py`).
 
 Follows the published `bert_*_preprocess` modules, so app code written for
 them runs unchanged:
@@ -12,19 +13,23 @@ them runs unchanged:
     encoder_inputs = pack([tokenize(premises), tokenize(hypotheses)])
 
 Also `module.tokenize.get_special_tokens_dict()`, `module.vocab_file` (the
-vocab as an asset), a `serve` endpoint for `keras.layers.TFSMLayer(path)` and a
+family's vocabulary file as an asset: BERT's `vocab.txt`, XLNet's
+`spiece.model`), a `serve` endpoint for `keras.layers.TFSMLayer(path)` and a
 `serving_default` signature (`sentences` -> the three inputs).
 
-Tokenization is `data.text.graph_tokenizer.GraphTokenizer`: exactly the original
-`FullTokenizer`'s ids, built from TensorFlow and tensorflow_text ops only, so
-the SavedModel loads in a process that imports just those two.
+Tokenization and packing are the family's: for BERT `GraphTokenizer` (exactly
+the original `FullTokenizer`'s ids; `tokenize` gives [batch, (words), (pieces)])
+and `[CLS] A [SEP] (B [SEP])` padded on the right; for XLNet the original's
+SentencePiece encoding (`tokenize` gives [batch, (pieces)]) and
+`A <sep> (B <sep>) <cls>` padded on the left with segment ids 0/1/2, where the
+special tokens dict's `start_of_sequence_id` is `<cls>`, which XLNet puts
+last. Either is built from TensorFlow and tensorflow_text ops only, so the
+SavedModel loads in a process that imports just those two.
 """
 
 import tensorflow as tf
 
 from data.text import graph_segments
-from data.text.graph_tokenizer import GraphTokenizer
-from data.text.vocab import Vocab
 from export.saved_model_io import save_atomically
 
 DEFAULT_SEQ_LENGTH = 128
@@ -45,12 +50,12 @@ class _PackInputs(tf.__internal__.tracking.AutoTrackable):
     """`bert_pack_inputs(segments, seq_length=default)`: traced for one and two
     segments of ragged rank 1 or 2 (pieces, or words then pieces)."""
 
-    def __init__(self, special, default_seq_length):
+    def __init__(self, text_side, default_seq_length):
         super().__init__()
 
         @tf.function(autograph=False)
         def call(inputs, seq_length=default_seq_length):
-            return graph_segments.pack_segments(inputs, seq_length, special)
+            return text_side.pack_graph(inputs, seq_length)
 
         for rank in (2, 3):
             for num_segments in (1, 2):
@@ -60,29 +65,30 @@ class _PackInputs(tf.__internal__.tracking.AutoTrackable):
         self.__call__ = call
 
 
-class BertPreprocessor(tf.__internal__.tracking.AutoTrackable):
+class HubPreprocessor(tf.__internal__.tracking.AutoTrackable):
     """The preprocessor object `save_preprocessor` writes; callable in process too.
 
     Example:
-    >>> preprocessor = BertPreprocessor("vocab.txt", do_lower_case=True, seq_length=64)
+    >>> preprocessor = HubPreprocessor(text_side_for("bert", "vocab.txt", True), seq_length=64)
     >>> preprocessor(tf.constant(["Hello world!"]))["input_word_ids"].shape
     TensorShape([1, 64])
     """
 
-    def __init__(self, vocab_file, do_lower_case=True, seq_length=DEFAULT_SEQ_LENGTH):
+    def __init__(self, text_side, seq_length=DEFAULT_SEQ_LENGTH):
         super().__init__()
-        vocab = Vocab.from_file(vocab_file)
-        special = graph_segments.special_ids(vocab)
-        self.vocab_file = tf.saved_model.Asset(vocab_file)
-        # Only `tokenize` is saved, not the tokenizer module and its other functions.
-        tokenizer = GraphTokenizer(vocab, do_lower_case)
+        special = text_side.special_ids
+        self.vocab_file = tf.saved_model.Asset(text_side.model_file)
+        # Only `tokenize` is saved, not the tokenizer module and its other functions,
+        # and what it reads from (SentencePiece's model; WordPiece's tables are constants).
+        tokenizer = text_side.graph_tokenizer()
+        if tokenizer.resources:
+            self.tokenizer_resources = list(tokenizer.resources)
         self.tokenize = _Tokenize(tokenizer.tokenize, special)
-        self.bert_pack_inputs = _PackInputs(special, seq_length)
+        self.bert_pack_inputs = _PackInputs(text_side, seq_length)
 
         @tf.function(input_signature=[_SENTENCES])
         def preprocess(sentences):
-            return graph_segments.pack_segments(
-                [tokenizer.tokenize(sentences)], seq_length, special)
+            return text_side.pack_graph([tokenizer.tokenize(sentences)], seq_length)
 
         self.__call__ = preprocess
         self.serve = preprocess
@@ -92,8 +98,9 @@ class BertPreprocessor(tf.__internal__.tracking.AutoTrackable):
         return self.__dict__["__call__"](sentences)
 
 
-def save_preprocessor(export_dir, vocab_file, do_lower_case=True, seq_length=DEFAULT_SEQ_LENGTH):
-    """Writes the preprocessor SavedModel to `export_dir`; returns the object saved."""
-    preprocessor = BertPreprocessor(vocab_file, do_lower_case, seq_length)
+def save_preprocessor(export_dir, text_side, seq_length=DEFAULT_SEQ_LENGTH):
+    """Writes the preprocessor SavedModel of `text_side` to `export_dir`; returns
+    the object saved."""
+    preprocessor = HubPreprocessor(text_side, seq_length)
     save_atomically(preprocessor, export_dir, signatures={"serving_default": preprocessor.serve})
     return preprocessor

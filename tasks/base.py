@@ -41,9 +41,8 @@ WordPiece's words and refuse another family's (`data.text.families.wordpiece_onl
 import abc
 
 import keras
-from absl import logging
 
-from checkpoints.loader import CheckpointMismatchError, load_into
+from checkpoints.pretrained import load_pretrained
 from data.text.families import text_side_for
 from modeling.encoder_interface import family_of
 
@@ -75,15 +74,7 @@ class Task(abc.ABC):
         may start from scratch)."""
         if not self.init_checkpoint:
             return
-        report = load_into(model, self.init_checkpoint)
-        logging.info(report.summary())
-        encoder_paths = ({v.path for v in model.encoder.weights}
-                         - {v.path for v in getattr(model.encoder, "fine_tuning_weights", ())})
-        missing = [p for p in report.missing if p in encoder_paths]
-        if missing:
-            raise CheckpointMismatchError(
-                f"{self.init_checkpoint} has no value for {len(missing)} encoder "
-                f"variables, e.g. {missing[:3]}: is it a checkpoint of this model family?")
+        load_pretrained(model, model.encoder, self.init_checkpoint)
 
     @abc.abstractmethod
     def build_dataset(self, split, batch_size, training, input_context=None):

@@ -6,13 +6,18 @@ JSON object per line in the original layout,
     {"linex_index": 0, "features": [{"token": "[CLS]", "layers": [{"index": -1,
      "values": [0.1234, ...]}, ...]}, ...]}
 
-with values rounded to 6 decimals, for every token of `[CLS] A [SEP] (B [SEP])`
-(pairs truncated longest first, as the original). Each token also carries
-`segment` (0 for text_a, 1 for text_b) and `char_span`, the [begin, end)
-character offsets of the piece in its segment's text (null for `[CLS]` and
-`[SEP]`): a `##` piece spans its part of the word, a word that became
-`[UNK]` spans the whole word. Layer indexes count the Transformer layers
-(-1 the last, 0 the first), as the original's `get_all_encoder_layers()`.
+with values rounded to 6 decimals, for every token the encoder family's text
+side packs (`data/text/text_side.py`): BERT's `[CLS] A [SEP] (B [SEP])`, XLNet's
+SentencePiece pieces in `A <sep> (B <sep>) <cls>`; pairs truncated longest
+first, as the original; padding (XLNet's on the left) has no features. Each
+token also carries `segment`, its `input_type_ids` (0 for text_a, 1 for
+text_b; XLNet's `<cls>` 2), and `char_span`, the [begin, end) character
+offsets of the piece in its segment's text, where the family's tokenizer
+gives offsets (WordPiece: a `##` piece spans its part of the word, a word
+that became `[UNK]` the whole word); null for special tokens and for pieces
+without offsets (XLNet's SentencePiece, which reads normalised text). Layer
+indexes count the Transformer layers (-1 the last, 0 the first), as the
+original's `get_all_encoder_layers()`.
 """
 
 import dataclasses
@@ -22,7 +27,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from data.text.segments import pack_ids, truncate_pair
+from data.text.segments import truncate_pair
 from data.text.tokenization import to_text
 
 _PAIR = re.compile(r"^(.*) \|\|\| (.*)$")
@@ -51,18 +56,19 @@ def read_input_lines(path):
 
 @dataclasses.dataclass(frozen=True)
 class EncodedLine:
-    """One line's encoder inputs, and per token its text, segment and character span."""
+    """One line's encoder inputs, and per token its text, segment, character span
+    and position in the row."""
 
     unique_id: int
     inputs: dict
     tokens: list
     segments: list
     char_spans: list
+    positions: list
 
 
-def _pieces_with_spans(tokenizer, texts):
-    """Per text: (ids, [(char_begin, char_end)]) of its word pieces, in order."""
-    ids, begins, ends = tokenizer.tokenize_with_offsets(tf.constant(texts, tf.string))
+def _offsets_to_spans(texts, ids, begins, ends):
+    """Per text: (ids, [(char_begin, char_end)]) of its pieces from ragged byte offsets."""
     out = []
     for text, row_ids, row_begins, row_ends in zip(
             texts, ids.merge_dims(1, 2).to_list(), begins.merge_dims(1, 2).to_list(),
@@ -75,32 +81,51 @@ def _pieces_with_spans(tokenizer, texts):
     return out
 
 
-def encode_lines(lines, tokenizer, vocab, max_seq_length):
-    """`EncodedLine`s: `tokenizer` a `data.text.graph_tokenizer.GraphTokenizer` (ids as the
-    original `FullTokenizer`, plus byte offsets); padded to `max_seq_length`."""
-    texts_a = _pieces_with_spans(tokenizer, [line.text_a for line in lines])
-    texts_b = _pieces_with_spans(tokenizer, [line.text_b or "" for line in lines])
+def _pieces_with_spans(text_side, texts):
+    """Per text: (ids, [(char_begin, char_end) or None]) of its pieces, in order:
+    from the graph tokenizer's offsets where it gives them (WordPiece), else the
+    Python ids with no spans."""
+    tokenizer = text_side.graph_tokenizer()
+    if hasattr(tokenizer, "tokenize_with_offsets"):
+        return _offsets_to_spans(
+            texts, *tokenizer.tokenize_with_offsets(tf.constant(texts, tf.string)))
+    return [(ids, [None] * len(ids)) for ids in map(text_side.encode, texts)]
+
+
+def _piece_indexes(text_side, num_a, num_b, max_seq_length, positions):
+    """At each of `positions` of a packed row, the index of the piece of A then B
+    there, None at a special token: packing the pieces' indexes (negated, so that
+    none reads as a special id) shows where the family puts each."""
+    marks = -1 - np.arange(num_a + (num_b or 0))
+    marks_b = None if num_b is None else marks[num_a:].tolist()
+    marks, _, _ = text_side.pack(marks[:num_a].tolist(), marks_b, max_seq_length)
+    return [int(-1 - m) if m < 0 else None for m in marks[positions]]
+
+
+def encode_lines(lines, text_side, max_seq_length):
+    """`EncodedLine`s packed by `text_side` (a `data.text.text_side.TextSide`) to
+    `max_seq_length`."""
+    texts_a = _pieces_with_spans(text_side, [line.text_a for line in lines])
+    texts_b = _pieces_with_spans(text_side, [line.text_b or "" for line in lines])
     encoded = []
     for line, (ids_a, spans_a), (ids_b, spans_b) in zip(lines, texts_a, texts_b):
         if line.text_b is None:
-            ids_a, spans_a = ids_a[:max_seq_length - 2], spans_a[:max_seq_length - 2]
             ids_b = spans_b = None
-        else:
-            kept_a, kept_b = truncate_pair(ids_a, ids_b, max_seq_length - 3)
-            ids_a, spans_a = kept_a, spans_a[:len(kept_a)]
-            ids_b, spans_b = kept_b, spans_b[:len(kept_b)]
-        word_ids, mask, type_ids = pack_ids(ids_a, ids_b, max_seq_length, vocab.cls_id,
-                                            vocab.sep_id, vocab.pad_id)
-        tokens = vocab.to_tokens(word_ids[:int(mask.sum())].tolist())
-        char_spans = [None] + spans_a + [None]
-        segments = [0] * len(char_spans)
+        ids_a, kept_b = truncate_pair(ids_a, ids_b or [],
+                                      max_seq_length - text_side.num_specials(ids_b))
+        spans = spans_a[:len(ids_a)]
         if ids_b is not None:
-            char_spans += spans_b + [None]
-            segments += [1] * (len(spans_b) + 1)
+            ids_b = kept_b
+            spans += spans_b[:len(ids_b)]
+        word_ids, mask, type_ids = text_side.pack(ids_a, ids_b, max_seq_length)
+        positions = np.flatnonzero(mask)
+        pieces = _piece_indexes(text_side, len(ids_a), None if ids_b is None else len(ids_b),
+                                max_seq_length, positions)
         encoded.append(EncodedLine(
             line.unique_id,
             {"input_word_ids": word_ids, "input_mask": mask, "input_type_ids": type_ids},
-            tokens, segments, char_spans))
+            text_side.to_tokens(word_ids[positions].tolist()), type_ids[positions].tolist(),
+            [None if i is None else spans[i] for i in pieces], positions.tolist()))
     return encoded
 
 
@@ -124,8 +149,9 @@ def feature_records(model, layer_indexes, encoded_lines, batch_size):
             outputs if isinstance(outputs, (list, tuple)) else [outputs])]
         for row, line in enumerate(batch):
             features = []
-            for i, token in enumerate(line.tokens):
-                layers = [{"index": index, "values": [round(float(x), 6) for x in output[row, i]]}
+            for i, (token, position) in enumerate(zip(line.tokens, line.positions)):
+                layers = [{"index": index,
+                           "values": [round(float(x), 6) for x in output[row, position]]}
                           for index, output in zip(layer_indexes, outputs)]
                 span = line.char_spans[i]
                 features.append({"token": token, "layers": layers, "segment": line.segments[i],

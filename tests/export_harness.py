@@ -94,6 +94,24 @@ def run_fresh(script, workdir, timeout=600, **values):
     return proc.stdout
 
 
+# For fresh-process apps: data (`texts`, `labels`) and the before/after report of a
+# few fit steps (`fit_report`).
+FIT_REPORT = """
+import json
+import numpy as np
+texts = np.array(ARGS["texts"], dtype=object)
+labels = np.array(ARGS["labels"], dtype=np.int32)
+
+def fit_report(model, encoder_weights, x):
+    before = [w.numpy() for w in encoder_weights]
+    loss_before = model.evaluate(x, labels, verbose=0)
+    model.fit(x, labels, batch_size=len(labels), epochs=5, verbose=0)
+    changed = sum(not np.array_equal(b, w.numpy()) for b, w in zip(before, encoder_weights))
+    return {"losses": [loss_before, model.evaluate(x, labels, verbose=0)], "changed": changed,
+            "trainable": len(encoder_weights)}
+"""
+
+
 # For fresh-process scripts: `saved_model_cli show --all` as its console script runs it.
 SAVED_MODEL_CLI = """
 def saved_model_cli_show(export_dir):

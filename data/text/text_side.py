@@ -3,10 +3,11 @@ into encoder inputs, so that none of them names a tokenizer.
 
 A family's `TextSide` holds its vocabulary file (`model_file`, copied beside
 `export_meta.json` as `model_file_name`), tokenizes in Python (`encode`) and
-in the graph (`graph_tokenizer`), knows its special ids, and packs one or two
-segments into `input_word_ids`, `input_mask` (1 on real tokens, the encoder
-interface's convention), `input_type_ids` in Python (`pack`) and in the graph
-(`pack_graph`), padding on `padding_side`. Both halves give the same ids.
+in the graph (`graph_tokenizer`), names its tokens (`to_tokens`), knows its
+special ids, and packs one or two segments into `input_word_ids`, `input_mask`
+(1 on real tokens, the encoder interface's convention), `input_type_ids` in
+Python (`pack`) and in the graph (`pack_graph`), padding on `padding_side`.
+Both halves give the same ids.
 `data.text.families.text_side_for` picks the implementation by family name.
 """
 
@@ -42,6 +43,11 @@ class TextSide(abc.ABC):
     @abc.abstractmethod
     def encode(self, text):
         """Token ids of one raw text, as the family's original tokenizer."""
+
+    @abc.abstractmethod
+    def to_tokens(self, ids):
+        """The vocabulary's strings of `ids` (word pieces, SentencePiece pieces),
+        for outputs that show tokens."""
 
     @abc.abstractmethod
     def num_specials(self, ids_b):

@@ -35,6 +35,9 @@ class WordPieceText(TextSide):
     def encode(self, text):
         return self.tokenizer.encode(text)
 
+    def to_tokens(self, ids):
+        return self.vocab.to_tokens(ids)
+
     def num_specials(self, ids_b):
         return 2 if ids_b is None else 3
 

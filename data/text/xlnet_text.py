@@ -44,6 +44,9 @@ class XLNetText(TextSide):
     def encode(self, text):
         return self.tokenizer.encode_ids(text)
 
+    def to_tokens(self, ids):
+        return [self.tokenizer.sp.id_to_piece(int(i)) for i in ids]
+
     def num_specials(self, ids_b):
         return 3 if ids_b else 2  # an empty B packs A alone
 

@@ -14,27 +14,11 @@ import pytest
 from data.text.segments import pack_ids
 from data.text.tokenization import FullTokenizer
 from tests.conftest import ROOT
-from tests.export_harness import export_tiny_hub, run_fresh, sentences
+from tests.export_harness import FIT_REPORT, export_tiny_hub, run_fresh, sentences
 
 PAIR_SEQ_LENGTH = 32
 
-# Shared by both apps: data, and the before/after report of a few fit steps.
-_FIT_REPORT = """
-import json
-import numpy as np
-texts = np.array(ARGS["texts"], dtype=object)
-labels = np.array(ARGS["labels"], dtype=np.int32)
-
-def fit_report(model, encoder_weights, x):
-    before = [w.numpy() for w in encoder_weights]
-    loss_before = model.evaluate(x, labels, verbose=0)
-    model.fit(x, labels, batch_size=len(labels), epochs=5, verbose=0)
-    changed = sum(not np.array_equal(b, w.numpy()) for b, w in zip(before, encoder_weights))
-    return {"losses": [loss_before, model.evaluate(x, labels, verbose=0)], "changed": changed,
-            "trainable": len(encoder_weights)}
-"""
-
-_TF_KERAS_APP = _FIT_REPORT + """
+_TF_KERAS_APP = FIT_REPORT + """
 import tensorflow as tf
 import tensorflow_hub as hub
 import tensorflow_text  # noqa: F401
@@ -84,7 +68,7 @@ class TrainableHubEncoder(keras.layers.Layer):
         return self.encoder(inputs, training=training)
 '''
 
-_KERAS3_APP = _FIT_REPORT + """
+_KERAS3_APP = FIT_REPORT + """
 import keras
 import tensorflow as tf
 import tensorflow_text  # noqa: F401

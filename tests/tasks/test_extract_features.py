@@ -12,9 +12,8 @@ import numpy as np
 import pytest
 
 from checkpoints.ours import save_weights
-from data.text.graph_tokenizer import GraphTokenizer
 from data.text.segments import truncate_pair
-from data.text.vocab import Vocab
+from data.text.wordpiece_text import WordPieceText
 from modeling.encoder import BertEncoder
 from tasks.feature_extraction import (InputLine, encode_lines, feature_records, layers_model,
                                       read_input_lines)
@@ -30,14 +29,9 @@ TEXTS = [("Who was Jim Henson ?", "Jim Henson was a puppeteer"),
 
 
 @pytest.fixture(scope="module")
-def vocab(uncased_vocab_file):
-    return Vocab.from_file(uncased_vocab_file)
-
-
-@pytest.fixture(scope="module")
-def encoded(vocab):
+def encoded(uncased_vocab_file):
     lines = [InputLine(i, a, b) for i, (a, b) in enumerate(TEXTS)]
-    return encode_lines(lines, GraphTokenizer(vocab, do_lower_case=True), vocab, 24)
+    return encode_lines(lines, WordPieceText.from_file(uncased_vocab_file, do_lower_case=True), 24)
 
 
 def test_input_lines_as_the_original(tmp_path):
