@@ -8,6 +8,11 @@ the characters that are dropped); `str.lower` is a per-character map plus the
 Final_Sigma rule (`graph_tokenizer._with_final_sigmas`). tensorflow_text's
 `SentencepieceTokenizer` then runs the same model, and the original's
 `encode_pieces` rule for digit-comma pieces is applied to the ragged pieces.
+
+`tokenize_with_offsets` gives the pieces word by word, as the word-level tasks
+(tagging, question answering) align them: words are the runs of non-whitespace
+that `preprocess_text` keeps apart, and SentencePiece pieces never cross
+whitespace, so each word's pieces are `XLNetTokenizer.encode_ids(word)`.
 """
 
 import functools
@@ -159,3 +164,22 @@ class GraphXLNetTokenizer(tf.Module):
     def tokenize(self, texts):
         """Ragged int32 ids of raw `texts`: preprocess, encode_pieces, piece -> id."""
         return self._sp.string_to_id(self.encode_pieces(self.preprocess(texts)))
+
+    @tf.function(input_signature=[_TEXTS])
+    def tokenize_with_offsets(self, texts):
+        """The contract of WordPiece's `GraphTokenizer.tokenize_with_offsets`: int32
+        ids [batch, (words), (pieces)] and the [begin, end) byte offsets (int64)
+        of each piece in its input string, ragged like the ids. Words are the
+        runs of non-whitespace (str.split's whitespace), each tokenized alone;
+        a word whose characters all normalise away has no pieces. Offsets are
+        word-level: every piece of a word spans the whole word (the pieces of
+        a normalised word need not map back to its characters one by one)."""
+        words, begins, ends = text.regex_split_with_offsets(texts, _whitespace_run(), "")
+        ids = self.tokenize(words.flat_values)  # [words, (pieces)]
+
+        def per_piece(word_values):
+            return words.with_flat_values(ids.with_flat_values(
+                tf.gather(word_values, ids.value_rowids())))
+
+        return (words.with_flat_values(ids), per_piece(begins.flat_values),
+                per_piece(ends.flat_values))
