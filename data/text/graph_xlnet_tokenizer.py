@@ -48,6 +48,34 @@ def _whitespace_run():
 
 
 @functools.lru_cache(maxsize=None)
+def _whitespace_codepoints():
+    return np.array([cp for cp in ut.assigned_codepoints() if chr(cp).isspace()], np.int32)
+
+
+def _split_words(texts):
+    """Runs of non-whitespace (str.isspace) of each UTF-8 string: words and their
+    [begin, end) byte offsets (int64), ragged [batch, (words)]. (tensorflow_text's
+    regex_split stops at a NUL byte; this does not.)"""
+    cps, starts = tf.strings.unicode_decode_with_offsets(texts, "UTF-8")
+    chars, rows, begins = cps.flat_values, cps.value_rowids(), starts.flat_values
+    space = tf.reduce_any(tf.equal(chars[:, None], tf.constant(_whitespace_codepoints())[None]), 1)
+    previous_row, next_row = (tf.concat([[-1], rows[:-1]], 0), tf.concat([rows[1:], [-1]], 0))
+    first = ~space & (tf.concat([[True], space[:-1]], 0) | tf.not_equal(previous_row, rows))
+    last = ~space & (tf.concat([space[1:], [True]], 0) | tf.not_equal(next_row, rows))
+    ends = tf.where(tf.equal(next_row, rows), tf.concat([begins[1:], [0]], 0),
+                    tf.gather(tf.cast(tf.strings.length(texts, unit="BYTE"), tf.int64), rows))
+    word_rows, word_begins = tf.boolean_mask(rows, first), tf.boolean_mask(begins, first)
+    word_ends = tf.boolean_mask(ends, last)
+    words = tf.strings.substr(tf.gather(texts, word_rows), word_begins, word_ends - word_begins,
+                              unit="BYTE")
+
+    def by_row(values):
+        return tf.RaggedTensor.from_value_rowids(values, word_rows, nrows=tf.size(texts, tf.int64))
+
+    return by_row(words), by_row(word_begins), by_row(word_ends)
+
+
+@functools.lru_cache(maxsize=None)
 def _digit_comma_piece():
     """Full match of a piece whose last two characters are a str.isdigit character and ','."""
     return "(?s).*" + _char_class(str.isdigit) + ","
@@ -174,7 +202,7 @@ class GraphXLNetTokenizer(tf.Module):
         a word whose characters all normalise away has no pieces. Offsets are
         word-level: every piece of a word spans the whole word (the pieces of
         a normalised word need not map back to its characters one by one)."""
-        words, begins, ends = text.regex_split_with_offsets(texts, _whitespace_run(), "")
+        words, begins, ends = _split_words(texts)
         ids = self.tokenize(words.flat_values)  # [words, (pieces)]
 
         def per_piece(word_values):

@@ -151,7 +151,8 @@ def test_vocab_larger_than_the_corpus_allows_is_a_clear_error(tmp_path):
 
 
 # Words whose characters all normalise away, beside ones that do not.
-WORD_TEXTS = SENTENCES + ["x \u0301 y\u0308", "\u00a8 \x07\u200b ok", "\u0301"]
+WORD_TEXTS = SENTENCES + ["x \u0301 y\u0308", "\u00a8 \x07\u200b ok", "\u0301",
+                          "\x00\x01\x1f\x7f\u200b\ufeff control\x85 chars\u2028 a\x00b"]
 
 
 def _word_byte_spans(text):
