@@ -65,7 +65,7 @@ flags.DEFINE_list("labels", None, "The IOB2 labels (default: O plus B-/I- of eve
                   "train file).")
 flags.DEFINE_integer("tag_column", -1, "Column of the tag (0 is the word; CoNLL-2003: -1).")
 flags.DEFINE_enum("predict_split", "test", list(SPLIT_FILES), "Split that --do_predict tags.")
-flags.DEFINE_bool("feature_based", False, "Freeze the encoder and train a BiLSTM over "
+flags.DEFINE_bool("feature_based", False, "Freeze the (BERT) encoder and train a BiLSTM over "
                   "--feature_layers (paper section 5.4).")
 flags.DEFINE_enum("feature_layers", "concat_last_four", list(LAYER_COMBINATIONS),
                   "Which encoder layers feed the BiLSTM.")

@@ -102,6 +102,9 @@ class TaggingTask(FineTuningTask):
     def __init__(self, config):
         self.config = config
         self.text_side = text_side(config)
+        if config.feature_based and self.text_side.family != "bert":
+            raise ValueError(f"feature_based: the feature-based tagger reads BERT's embedding "
+                             f"layer; the {self.text_side.family} encoder is fine-tuned only")
         self._sentences = {}
         self._features = {}
         self._labels = list(config.labels) if config.labels else None

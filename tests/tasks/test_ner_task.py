@@ -104,7 +104,10 @@ def test_labels_flag_and_split_files(uncased_vocab_file, tmp_path):
 def test_xlnet_trains_on_left_padded_windows(tmp_path):
     keras.utils.clear_session()
     config = XLNetConfig.from_preset("xlnet_tiny").replace(n_token=128)
-    task = TaggingTask(TaggingConfig(DATA, learn_spiece_model(tmp_path), config, max_seq_length=16,
+    spiece_model = learn_spiece_model(tmp_path)
+    with pytest.raises(ValueError, match="feature_based: .* the xlnet encoder is fine-tuned only"):
+        TaggingTask(TaggingConfig(DATA, spiece_model, config, feature_based=True))
+    task = TaggingTask(TaggingConfig(DATA, spiece_model, config, max_seq_length=16,
                                      doc_stride=6, do_lower_case=False, predict_split="dev"))
     assert task.text_side.family == "xlnet"
     for features, labels in task.build_dataset("train", 4, training=True).take(4):
