@@ -1,4 +1,4 @@
-"""Fine-tunes BERT for token tagging: CoNLL-2003 NER, or any IOB-tagged token file.
+"""Fine-tunes BERT or XLNet for token tagging: CoNLL-2003 NER, or any IOB-tagged token file.
 
     python run_ner.py --data_dir=conll2003 --vocab_file=uncased_L-12_H-768_A-12/vocab.txt \\
         --bert_config_file=uncased_L-12_H-768_A-12/bert_config.json \\
@@ -23,6 +23,17 @@ learning rate than fine-tuning (e.g. 1e-3).
 fine-tuning run leaves `export_meta.json` in `--output_dir`, so
 `python -m export.export_model` can export it later; `--export_dir` writes the
 TF Serving SavedModel (text in, entities out) right away.
+
+XLNet: the config picks the family (`xlnet_config.json` beside the checkpoint,
+`--bert_config_file=xlnet_config.json` or `--preset=xlnet_base_cased`), the
+vocabulary is `--spiece_model_file` (or `spiece.model` beside the checkpoint)
+and `--do_lower_case` defaults to false; each word's pieces are SentencePiece's
+for the word alone, windows are `A <sep> <cls>` padded on the left:
+
+    python run_ner.py --data_dir=conll2003 \\
+        --init_checkpoint=xlnet_cased_L-12_H-768_A-12/xlnet_model.ckpt \\
+        --spiece_model_file=xlnet_cased_L-12_H-768_A-12/spiece.model \\
+        --do_train --do_eval --do_predict --learning_rate=3e-5 --output_dir=/tmp/ner_xlnet
 """
 
 from absl import app, flags, logging
@@ -30,15 +41,15 @@ from absl import app, flags, logging
 from export.export_model import fine_tune_and_export
 from modeling.feature_based_tagger import LAYER_COMBINATIONS
 from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
-                               define_model_flags, define_text_flags, model_files_from_flags,
-                               settings_from_flags)
+                               define_model_flags, define_text_flags, do_lower_case_from_flags,
+                               model_files_from_flags, settings_from_flags)
 from tasks.run_options import RunOptions, define_flags
 from tasks.tagging import SPLIT_FILES, TaggingConfig, TaggingTask
 
 define_flags()
 define_model_flags()
-define_text_flags(128, "Word pieces per window; longer sentences are split into overlapping "
-                  "windows.")
+define_text_flags(128, "Word pieces (XLNet: SentencePiece pieces) per window; longer "
+                  "sentences are split into overlapping windows.")
 define_fine_tuning_flags(
     unit="Windows", data_dir="Directory of the train/dev/test token files.",
     eval_help="Entity-level scores on the dev split, to eval_results.txt.",
@@ -54,7 +65,7 @@ flags.DEFINE_list("labels", None, "The IOB2 labels (default: O plus B-/I- of eve
                   "train file).")
 flags.DEFINE_integer("tag_column", -1, "Column of the tag (0 is the word; CoNLL-2003: -1).")
 flags.DEFINE_enum("predict_split", "test", list(SPLIT_FILES), "Split that --do_predict tags.")
-flags.DEFINE_bool("feature_based", False, "Freeze the encoder and train a BiLSTM over "
+flags.DEFINE_bool("feature_based", False, "Freeze the (BERT) encoder and train a BiLSTM over "
                   "--feature_layers (paper section 5.4).")
 flags.DEFINE_enum("feature_layers", "concat_last_four", list(LAYER_COMBINATIONS),
                   "Which encoder layers feed the BiLSTM.")
@@ -76,7 +87,7 @@ def main(_):
         data_dir=FLAGS.data_dir,
         vocab_file=vocab_file,
         bert_config=bert_config,
-        do_lower_case=FLAGS.do_lower_case, max_seq_length=FLAGS.max_seq_length,
+        do_lower_case=do_lower_case_from_flags(bert_config), max_seq_length=FLAGS.max_seq_length,
         doc_stride=FLAGS.doc_stride, document_context=FLAGS.document_context,
         labels=tuple(FLAGS.labels) if FLAGS.labels else None, tag_column=FLAGS.tag_column,
         init_checkpoint=FLAGS.init_checkpoint, feature_based=FLAGS.feature_based,

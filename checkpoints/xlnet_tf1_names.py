@@ -35,7 +35,9 @@ _RULES = [
     (r"(?:[^/]*lm_head(?:_\d+)?|lm_loss)/bias", r"model/lm_loss/bias"),
     (r"summary/(kernel|bias)", r"model/sequnece_summary/summary/\1"),
     (r"logits_proj/dense/(kernel|bias)", LOGIT_SCOPE + r"/\1"),
-    (r"[^/]*token_classification_head(?:_\d+)?/dense/(kernel|bias)", TAGGING_SCOPE + r"/\1"),
+    # The tagging task model's head (`token_classifier`), or a bare head as Keras names it.
+    (r"(?:token_classifier|[^/]*token_classification_head(?:_\d+)?)/dense/(kernel|bias)",
+     TAGGING_SCOPE + r"/\1"),
     (r"start_logits/(kernel|bias)", r"start_logits/dense/\1"),
     (r"(end_logits|answer_class)_(dense_[01])/(kernel|bias)", r"\1/\2/\3"),
     (r"end_logits_layer_norm/(gamma|beta)", r"end_logits/LayerNorm/\1"),

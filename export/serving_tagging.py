@@ -1,14 +1,19 @@
 """Named-entity recognition as a TF Serving SavedModel: text in, entities out.
 
-`serving_default(text)`: `text` string [batch]. In the graph, each text is
-split into words by the original basic tokenizer (whitespace, then
-punctuation and CJK characters apart, as CoNLL words are) and each word into
-word pieces; words are packed into windows exactly as in training
-(`data.tagging.features`: windows of whole words about `doc_stride` pieces
-apart, each word read at its first piece in the window that gives it the
-most context); the label of a word is the argmax at its first piece, and
-words are merged into entities by conlleval's chunk rules (`B-X` opens, `I-X`
-continues a chunk of type X, and opens one after `O` or another type).
+`serving_default(text)`: `text` string [batch]. In the graph, the family's
+text side splits each text into words and each word into pieces
+(`tokenize_with_offsets` of its graph tokenizer): BERT's words are the
+original basic tokenizer's (whitespace, then punctuation and CJK characters
+apart, as CoNLL words are), XLNet's the runs of non-whitespace (so send text
+spaced as the training words were, "EU rejects German call ."); a word that
+gives no pieces (only characters the tokenizer drops) is no word. Words are
+packed into windows exactly as in training (`data.tagging.features`: windows
+of whole words about `doc_stride` pieces apart, packed by the text side's
+`pack_graph`, each word read at its first piece, where the family's layout
+puts it, in the window that gives it the most context); the label of a word
+is the argmax at its first piece, and words are merged into entities by
+conlleval's chunk rules (`B-X` opens, `I-X` continues a chunk of type X, and
+opens one after `O` or another type).
 
 Outputs, padded to the most entities in the batch:
 `entity_types` string [batch, entities] (e.g. "PER"; "" pads),
@@ -23,9 +28,7 @@ used as context: each text is a sentence of its own.
 import numpy as np
 import tensorflow as tf
 
-from data.text.families import wordpiece_only
 from data.text.graph_offsets import char_offsets
-from data.text.graph_segments import pack_segments
 from export.serving_module import ServingModule, text_spec
 
 _OUTSIDE, _BEGIN, _INSIDE = 0, 1, 2
@@ -119,19 +122,17 @@ def chunk_starts(prefixes, types, word_index):
 
 def save_tagging(export_dir, model, text_side, max_seq_length, label_list, doc_stride):
     """Writes the NER SavedModel; `model` maps encoder inputs to {"logits":
-    [batch, seq, labels]}; `text_side` is the WordPiece text side (words and their
-    offsets come from its basic tokenizer); `label_list` gives the IOB labels
-    in logit order."""
-    wordpiece_only(text_side, "the NER SavedModel")
-    tokenizer, special = text_side.graph_tokenizer(), text_side.special_ids
+    [batch, seq, labels]}; `text_side` is the encoder family's (words, pieces,
+    offsets and packing); `label_list` gives the IOB labels in logit order."""
+    tokenizer = text_side.graph_tokenizer()
     prefixes, types, names = label_scheme(label_list)
     prefix_table, type_table = tf.constant(prefixes, tf.int32), tf.constant(types, tf.int32)
     type_names = tf.constant(names, tf.string, shape=[len(names)])
-    max_pieces = max_seq_length - 2
+    max_pieces = max_seq_length - text_side.num_specials(None)
 
     @tf.function(input_signature=[text_spec("text")])
     def serving_default(text):
-        ids, begins, ends = tokenizer.tokenize_with_offsets(text)
+        ids, begins, ends = _words_with_pieces(*tokenizer.tokenize_with_offsets(text))
         pieces = ids.values[:, :max_pieces]  # [words, (pieces)], words of all rows
         word_rows, word_index = ids.value_rowids(), _index_in_row(ids)
         counts = tf.RaggedTensor.from_row_splits(pieces.row_lengths(), ids.row_splits)
@@ -141,12 +142,18 @@ def save_tagging(export_dir, model, text_side, max_seq_length, label_list, doc_s
         word_base = tf.gather(ids.row_splits, window_rows)
         window_words = tf.ragged.range(word_base + firsts, word_base + window_ends)
         window_pieces = tf.gather(pieces, window_words).merge_dims(1, 2)
-        logits = model(pack_segments([window_pieces], max_seq_length, special),
+        logits = model(text_side.pack_graph([window_pieces], max_seq_length),
                        training=False)["logits"]
 
         owners = owning_windows(offsets, ids.row_splits[:-1], tf.size(word_rows), windows)
-        position = 1 + (tf.gather_nd(offsets, tf.stack([word_rows, word_index], 1))
-                        - tf.gather_nd(offsets, tf.stack([word_rows, tf.gather(firsts, owners)], 1)))
+
+        def offset(words):
+            return tf.gather_nd(offsets, tf.stack([word_rows, words], 1))
+
+        owner_start = offset(tf.gather(firsts, owners))
+        window_length = offset(tf.gather(window_ends, owners)) - owner_start
+        position = (text_side.segment_a_start(window_length, max_seq_length)
+                    + offset(word_index) - owner_start)
         labels = tf.argmax(tf.gather_nd(logits, tf.stack([owners, position], 1)), axis=-1,
                            output_type=tf.int32)
         prefixes, types = tf.gather(prefix_table, labels), tf.gather(type_table, labels)
@@ -177,6 +184,14 @@ def save_tagging(export_dir, model, text_side, max_seq_length, label_list, doc_s
     warmup = [("serving_default", {"text": np.array(WARMUP_TEXTS, dtype=object)})]
     module = ServingModule(model, text_side, tokenizer)
     return module.save(export_dir, {"serving_default": serving_default}, warmup)
+
+
+def _words_with_pieces(ids, begins, ends):
+    """The tokenizer's words without those that have no pieces (none in
+    WordPiece; in SentencePiece a word of characters that normalise away):
+    they have no position to read a label at, nor offsets."""
+    keep = ids.row_lengths(axis=2) > 0
+    return tuple(tf.ragged.boolean_mask(t, keep) for t in (ids, begins, ends))
 
 
 def _index_in_row(ragged):

@@ -1,5 +1,6 @@
 """Token tagging (CoNLL-2003 NER and any IOB-tagged token file), as in the paper:
 a label on each word's first word piece, no CRF, entity-level F1 as conlleval.
+Any encoder family: its text side gives each word's pieces and packs the windows.
 
 Two models: fine-tuning (`modeling.task_models.BertTokenClassifier`, a dense
 layer over the last layer, everything trained) and the feature-based approach
@@ -20,7 +21,6 @@ from absl import logging
 
 from data.tagging.conll_reader import check_labels, labels_from_sentences, read_tagged_file
 from data.tagging.features import build_tagging_features
-from data.text.families import wordpiece_only
 from modeling.config import BertConfig
 from modeling.encoder_interface import build_encoder
 from modeling.feature_based_tagger import LAYER_COMBINATIONS, FeatureBasedTagger
@@ -54,7 +54,8 @@ class TaggingConfig:
     """`labels`: the IOB2 label list (default: every type in the train file, B- and I-).
     `feature_layers`: a layer combination (`LAYER_COMBINATIONS`) with `feature_based`.
     `trim_padding`: cut each training batch to its longest window (not for TPUs,
-    which need fixed shapes)."""
+    which need fixed shapes). `bert_config` is the encoder's config (any family:
+    an `XLNetConfig` too) and `vocab_file` that family's vocabulary file."""
 
     data_dir: str
     vocab_file: str
@@ -100,9 +101,10 @@ class TaggingTask(FineTuningTask):
 
     def __init__(self, config):
         self.config = config
-        text = text_side(config)
-        wordpiece_only(text, "the tagging task")
-        self.tokenizer = text.tokenizer
+        self.text_side = text_side(config)
+        if config.feature_based and self.text_side.family != "bert":
+            raise ValueError(f"feature_based: the feature-based tagger reads BERT's embedding "
+                             f"layer; the {self.text_side.family} encoder is fine-tuned only")
         self._sentences = {}
         self._features = {}
         self._labels = list(config.labels) if config.labels else None
@@ -135,7 +137,7 @@ class TaggingTask(FineTuningTask):
         if split not in self._features:
             config = self.config
             self._features[split] = build_tagging_features(
-                self.sentences(split), self.tokenizer,
+                self.sentences(split), self.text_side,
                 {label: i for i, label in enumerate(self.labels)}, config.max_seq_length,
                 config.doc_stride, config.document_context)
         return self._features[split]
@@ -152,8 +154,16 @@ class TaggingTask(FineTuningTask):
         dataset = array_dataset(features.inputs, labels, batch_size, training, self.config.seed,
                                 input_context)
         if training and self.config.trim_padding:
-            dataset = dataset.map(_trim_to_longest, num_parallel_calls=tf.data.AUTOTUNE)
+            dataset = dataset.map(self._trim_padding, num_parallel_calls=tf.data.AUTOTUNE)
         return dataset.prefetch(tf.data.AUTOTUNE)
+
+    def _trim_padding(self, features, labels):
+        """Cuts a batch to its longest window on the text side's padding side,
+        the per-position labels with it."""
+        per_position = {k: v for k, v in labels.items() if k != "sentence_index"}
+        trimmed = self.text_side.trim_padding({**features, **per_position})
+        return ({k: trimmed[k] for k in features},
+                {**labels, **{k: trimmed[k] for k in per_position}})
 
     # --- Model -------------------------------------------------------------
 
@@ -227,13 +237,3 @@ class TaggingTask(FineTuningTask):
         return ExportMeta("ner", config.bert_config, config.vocab_file, config.do_lower_case,
                           config.max_seq_length, tuple(self.labels), doc_stride=config.doc_stride,
                           task_model=self.task_model_config())
-
-
-def _trim_to_longest(features, labels):
-    """Cuts [batch, seq] tensors to the longest window of the batch."""
-    length = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=1))
-
-    def cut(tensor):
-        return tensor[:, :length] if tensor.shape.rank == 2 else tensor
-
-    return tf.nest.map_structure(cut, features), tf.nest.map_structure(cut, labels)

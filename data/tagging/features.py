@@ -2,8 +2,12 @@
 
 As in the paper, each word's label sits on its first word piece; the other
 pieces carry weight 0, so they count in neither the loss nor the output.
-A word the tokenizer drops entirely (only control or zero-width characters)
-still takes one `[UNK]` piece, so every word keeps a position and a
+Pieces come from the encoder family's text side, word by word (WordPiece's
+basic tokenizer, or SentencePiece, whose pieces never cross whitespace), and
+windows are packed by it, so the first piece's position follows the family's
+layout (BERT: after `[CLS]`; XLNet: after the left padding). A word the
+tokenizer drops entirely (only control or zero-width characters) still takes
+one unknown piece (`[UNK]`, `<unk>`), so every word keeps a position and a
 prediction. A sentence longer than one window is split into windows that
 start about `doc_stride` pieces apart, at word boundaries; each word is
 predicted in exactly one of them, the one that gives it the most context on
@@ -12,7 +16,7 @@ With `document_context`, a sentence that fits in one window is padded out
 with the pieces of its neighbours in the same document, without labels.
 
 Example:
->>> features = build_tagging_features(sentences, tokenizer, {"O": 0, "B-PER": 1, ...},
+>>> features = build_tagging_features(sentences, text_side, {"O": 0, "B-PER": 1, ...},
 ...                                   max_seq_length=128)
 >>> features.inputs["input_word_ids"].shape, features.label_weights.sum()
 ((num_windows, 128), total_number_of_words)
@@ -22,7 +26,7 @@ import dataclasses
 
 import numpy as np
 
-from data.text.segments import pack_ids
+from data.text.families import as_text_side
 
 
 @dataclasses.dataclass
@@ -41,10 +45,10 @@ class TaggingFeatures:
         return len(self.sentence_index)
 
 
-def word_piece_ids(tokenizer, words, max_pieces):
-    """Ids of each word's pieces: `[UNK]` for a word with none, at most `max_pieces`."""
-    vocab = tokenizer.vocab
-    return [vocab.ids(tokenizer.tokenize(word))[:max_pieces] or [vocab.unk_id] for word in words]
+def word_piece_ids(text, words, max_pieces):
+    """Ids of each word's pieces from the text side `text`: the unknown id for
+    a word with none, at most `max_pieces`."""
+    return [text.encode(word)[:max_pieces] or [text.unk_id] for word in words]
 
 
 def plan_windows(piece_counts, max_pieces, doc_stride):
@@ -99,16 +103,17 @@ def _context(sentence_pieces, sentences, index, budget):
     return left[len(left) - left_take:], right[:right_take]
 
 
-def build_tagging_features(sentences, tokenizer, label_to_id, max_seq_length=128,
+def build_tagging_features(sentences, text, label_to_id, max_seq_length=128,
                            doc_stride=64, document_context=False):
-    """`TaggingFeatures` for `sentences` (`data.tagging.conll_reader.TaggedSentence`)."""
-    max_pieces = max_seq_length - 2
+    """`TaggingFeatures` for `sentences` (`data.tagging.conll_reader.TaggedSentence`);
+    `text` is a family's `TextSide` (a WordPiece `FullTokenizer` is read as BERT's)."""
+    text = as_text_side(text)
+    max_pieces = max_seq_length - text.num_specials(None)
     if max_pieces < 1:
         raise ValueError(f"max_seq_length {max_seq_length} leaves no room for a word")
     if doc_stride < 1:
         raise ValueError(f"doc_stride must be positive, got {doc_stride}")
-    vocab = tokenizer.vocab
-    sentence_pieces = [word_piece_ids(tokenizer, s.words, max_pieces) for s in sentences]
+    sentence_pieces = [word_piece_ids(text, s.words, max_pieces) for s in sentences]
     columns = {name: [] for name in ("input_word_ids", "input_mask", "input_type_ids",
                                      "label_ids", "label_weights", "word_index")}
     sentence_index = []
@@ -124,15 +129,15 @@ def build_tagging_features(sentences, tokenizer, label_to_id, max_seq_length=128
             label_ids = np.zeros(max_seq_length, np.int32)
             weights = np.zeros(max_seq_length, np.float32)
             word_index = np.full(max_seq_length, -1, np.int32)
-            position = 1 + len(left)  # after [CLS] and the left context
+            window = left + ids + right
+            position = text.segment_a_start(len(window), max_seq_length) + len(left)
             for word in range(start, end):
                 if owners[word] == i:
                     label_ids[position] = label_to_id[sentence.tags[word]]
                     weights[position] = 1.0
                     word_index[position] = word
                 position += counts[word]
-            packed = pack_ids(left + ids + right, None, max_seq_length, vocab.cls_id,
-                              vocab.sep_id, vocab.pad_id)
+            packed = text.pack(window, None, max_seq_length)
             for name, value in zip(columns, (*packed, label_ids, weights, word_index)):
                 columns[name].append(value)
             sentence_index.append(index)

@@ -8,6 +8,11 @@ the characters that are dropped); `str.lower` is a per-character map plus the
 Final_Sigma rule (`graph_tokenizer._with_final_sigmas`). tensorflow_text's
 `SentencepieceTokenizer` then runs the same model, and the original's
 `encode_pieces` rule for digit-comma pieces is applied to the ragged pieces.
+
+`tokenize_with_offsets` gives the pieces word by word, as the word-level tasks
+(tagging, question answering) align them: words are the runs of non-whitespace
+that `preprocess_text` keeps apart, and SentencePiece pieces never cross
+whitespace, so each word's pieces are `XLNetTokenizer.encode_ids(word)`.
 """
 
 import functools
@@ -40,6 +45,34 @@ def _char_class(predicate):
 @functools.lru_cache(maxsize=None)
 def _whitespace_run():
     return _char_class(str.isspace) + "+"
+
+
+@functools.lru_cache(maxsize=None)
+def _whitespace_codepoints():
+    return np.array([cp for cp in ut.assigned_codepoints() if chr(cp).isspace()], np.int32)
+
+
+def _split_words(texts):
+    """Runs of non-whitespace (str.isspace) of each UTF-8 string: words and their
+    [begin, end) byte offsets (int64), ragged [batch, (words)]. (tensorflow_text's
+    regex_split stops at a NUL byte; this does not.)"""
+    cps, starts = tf.strings.unicode_decode_with_offsets(texts, "UTF-8")
+    chars, rows, begins = cps.flat_values, cps.value_rowids(), starts.flat_values
+    space = tf.reduce_any(tf.equal(chars[:, None], tf.constant(_whitespace_codepoints())[None]), 1)
+    previous_row, next_row = (tf.concat([[-1], rows[:-1]], 0), tf.concat([rows[1:], [-1]], 0))
+    first = ~space & (tf.concat([[True], space[:-1]], 0) | tf.not_equal(previous_row, rows))
+    last = ~space & (tf.concat([space[1:], [True]], 0) | tf.not_equal(next_row, rows))
+    ends = tf.where(tf.equal(next_row, rows), tf.concat([begins[1:], [0]], 0),
+                    tf.gather(tf.cast(tf.strings.length(texts, unit="BYTE"), tf.int64), rows))
+    word_rows, word_begins = tf.boolean_mask(rows, first), tf.boolean_mask(begins, first)
+    word_ends = tf.boolean_mask(ends, last)
+    words = tf.strings.substr(tf.gather(texts, word_rows), word_begins, word_ends - word_begins,
+                              unit="BYTE")
+
+    def by_row(values):
+        return tf.RaggedTensor.from_value_rowids(values, word_rows, nrows=tf.size(texts, tf.int64))
+
+    return by_row(words), by_row(word_begins), by_row(word_ends)
 
 
 @functools.lru_cache(maxsize=None)
@@ -159,3 +192,22 @@ class GraphXLNetTokenizer(tf.Module):
     def tokenize(self, texts):
         """Ragged int32 ids of raw `texts`: preprocess, encode_pieces, piece -> id."""
         return self._sp.string_to_id(self.encode_pieces(self.preprocess(texts)))
+
+    @tf.function(input_signature=[_TEXTS])
+    def tokenize_with_offsets(self, texts):
+        """The contract of WordPiece's `GraphTokenizer.tokenize_with_offsets`: int32
+        ids [batch, (words), (pieces)] and the [begin, end) byte offsets (int64)
+        of each piece in its input string, ragged like the ids. Words are the
+        runs of non-whitespace (str.split's whitespace), each tokenized alone;
+        a word whose characters all normalise away has no pieces. Offsets are
+        word-level: every piece of a word spans the whole word (the pieces of
+        a normalised word need not map back to its characters one by one)."""
+        words, begins, ends = _split_words(texts)
+        ids = self.tokenize(words.flat_values)  # [words, (pieces)]
+
+        def per_piece(word_values):
+            return words.with_flat_values(ids.with_flat_values(
+                tf.gather(word_values, ids.value_rowids())))
+
+        return (words.with_flat_values(ids), per_piece(begins.flat_values),
+                per_piece(ends.flat_values))

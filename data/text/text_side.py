@@ -40,6 +40,11 @@ class TextSide(abc.ABC):
     def special_ids(self):
         """`data.text.graph_segments.SpecialIds` (cls, sep, pad, mask, vocab_size)."""
 
+    @property
+    @abc.abstractmethod
+    def unk_id(self):
+        """The unknown token's id: what a word-level task gives a word without pieces."""
+
     @abc.abstractmethod
     def encode(self, text):
         """Token ids of one raw text, as the family's original tokenizer."""
@@ -60,10 +65,19 @@ class TextSide(abc.ABC):
         fit is cut longest first, as the original."""
 
     @abc.abstractmethod
+    def segment_a_start(self, length_a, seq_length):
+        """Index of A's first token when `pack` (or `pack_graph`) packs `length_a`
+        tokens of A alone into `seq_length`: where the leading specials and the
+        padding side put it. Ints or integer tensors."""
+
+    @abc.abstractmethod
     def graph_tokenizer(self):
         """A `tf.Module` whose `tokenize(texts)` maps tf.string [batch] to ragged
         int32 ids ([batch, (pieces)], or [batch, (words), (pieces)]), equal to
-        `encode`, and whose `resources` a SavedModel calling it must hold."""
+        `encode`, whose `tokenize_with_offsets(texts)` gives ids [batch, (words),
+        (pieces)] with each piece's [begin, end) byte offsets (the words the
+        word-level tasks align), and whose `resources` a SavedModel calling it
+        must hold."""
 
     @abc.abstractmethod
     def pack_graph(self, segments, seq_length):

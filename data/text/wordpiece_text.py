@@ -32,6 +32,10 @@ class WordPieceText(TextSide):
     def special_ids(self):
         return special_ids(self.vocab)
 
+    @property
+    def unk_id(self):
+        return self.vocab.unk_id
+
     def encode(self, text):
         return self.tokenizer.encode(text)
 
@@ -44,6 +48,9 @@ class WordPieceText(TextSide):
     def pack(self, ids_a, ids_b, max_seq_length):
         vocab = self.vocab
         return pack_ids(ids_a, ids_b, max_seq_length, vocab.cls_id, vocab.sep_id, vocab.pad_id)
+
+    def segment_a_start(self, length_a, seq_length):
+        return 1  # after [CLS]; the padding is on the right
 
     def graph_tokenizer(self):
         return GraphTokenizer(self.vocab, self.do_lower_case)

@@ -41,6 +41,10 @@ class XLNetText(TextSide):
         return SpecialIds(SPECIAL_SYMBOLS["<cls>"], SPECIAL_SYMBOLS["<sep>"], PAD_ID,
                           SPECIAL_SYMBOLS["<mask>"], self.tokenizer.sp.get_piece_size())
 
+    @property
+    def unk_id(self):
+        return SPECIAL_SYMBOLS["<unk>"]
+
     def encode(self, text):
         return self.tokenizer.encode_ids(text)
 
@@ -55,6 +59,9 @@ class XLNetText(TextSide):
         word_ids, padding, type_ids = pack_xlnet_ids(ids_a, ids_b, max_seq_length, special.sep,
                                                      special.cls, special.pad)
         return word_ids, (1 - padding).astype(np.int32), type_ids
+
+    def segment_a_start(self, length_a, seq_length):
+        return seq_length - length_a - 2  # after the left padding; <sep> <cls> follow A
 
     def graph_tokenizer(self):
         return GraphXLNetTokenizer(self.model_file, lower=self.do_lower_case)

@@ -1,7 +1,9 @@
 """The NER SavedModel in a fresh tensorflow + tensorflow_text process: the
 entities it returns are the ones the training-time windows
 (`data.tagging.features`), the model in process and seqeval's conlleval chunker
-give, with character offsets into the input; hostile text included."""
+give, with character offsets into the input; hostile text included. For BERT
+(basic-tokenizer words, `[CLS]` first) and XLNet (whitespace words,
+SentencePiece, windows padded on the left)."""
 
 import base64
 import json
@@ -14,15 +16,21 @@ from seqeval.metrics.sequence_labeling import get_entities
 from checkpoints.ours import save_weights
 from data.tagging.conll_reader import TaggedSentence
 from data.tagging.features import build_tagging_features
-from data.text.tokenization import FullTokenizer
 from tasks.export_meta import ExportMeta, read_export_meta, write_export_meta
 from export.export_model import build_task_model, export_model
+from modeling.task_models import BertTokenClassifier
+from modeling.xlnet import XLNetConfig
+from modeling.xlnet.encoder import XLNetEncoder
 from tasks.tagging_predictions import values_per_word
 from tests.export_harness import (HOSTILE_TEXTS, TINY_CONFIG, check_warmup_requests, run_fresh,
                                   sentences)
+from tests.spiece_model import learn_spiece_model
 
 LABELS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC")
 SEQ_LENGTH, DOC_STRIDE = 16, 4  # several windows per sentence
+# Words as each family's serving module splits text (a word without pieces is none).
+WORDS = {"bert": lambda text, t: tuple(w for w, _ in text.tokenizer.tokenize_words(t)),
+         "xlnet": lambda text, t: tuple(w for w in t.split() if text.encode(w))}
 
 _LOADER = """
 import base64, json
@@ -46,19 +54,32 @@ print(json.dumps(report))
 """
 
 
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory, uncased_vocab_file):
-    tmp = tmp_path_factory.mktemp("ner")
+def _xlnet_meta(directory):
+    config = XLNetConfig.from_preset("xlnet_tiny").replace(n_token=128, initializer_range=0.5)
+    task_model = keras.saving.serialize_keras_object(
+        BertTokenClassifier(XLNetEncoder(config), len(LABELS)))
+    return ExportMeta("ner", config, learn_spiece_model(directory), do_lower_case=False,
+                      max_seq_length=SEQ_LENGTH, label_list=LABELS, doc_stride=DOC_STRIDE,
+                      task_model=task_model)
+
+
+@pytest.fixture(scope="module", params=["bert", "xlnet"])
+def exported(request, tmp_path_factory, uncased_vocab_file):
+    tmp = tmp_path_factory.mktemp(f"ner_{request.param}")
     keras.utils.set_random_seed(11)
     # A wide initialisation makes the random model predict entities of every kind.
-    meta = ExportMeta("ner", TINY_CONFIG.replace(initializer_range=0.5), uncased_vocab_file,
-                      max_seq_length=SEQ_LENGTH, label_list=LABELS, doc_stride=DOC_STRIDE)
+    if request.param == "bert":
+        meta = ExportMeta("ner", TINY_CONFIG.replace(initializer_range=0.5), uncased_vocab_file,
+                          max_seq_length=SEQ_LENGTH, label_list=LABELS, doc_stride=DOC_STRIDE)
+    else:
+        meta = _xlnet_meta(tmp)
     model = build_task_model(meta)
     run_dir = str(tmp / "run")
     save_weights(model, run_dir)
     write_export_meta(run_dir, meta)
     export_dir = export_model(read_export_meta(run_dir), str(tmp / "ner" / "1"), run_dir)
-    return {"tmp": tmp, "model": model, "export_dir": export_dir, "vocab_file": uncased_vocab_file}
+    return {"tmp": tmp, "model": model, "export_dir": export_dir, "text": meta.text_side(),
+            "family": request.param}
 
 
 @pytest.fixture(scope="module")
@@ -73,23 +94,23 @@ def served(exported):
 
 
 def _expected_entities(exported, texts):
-    """Entities from the training pipeline: basic-tokenizer words, training
+    """Entities from the training pipeline: the family's words, training
     windows, the model in process, seqeval chunks. [(type, first word, last word, words)]."""
-    tokenizer = FullTokenizer(exported["vocab_file"], do_lower_case=True)
-    sentence_words = [tuple(w for w, _ in tokenizer.tokenize_words(t)) for t in texts]
+    text = exported["text"]
+    sentence_words = [WORDS[exported["family"]](text, t) for t in texts]
     tagged = [TaggedSentence(words, ("O",) * len(words), i, "served", 1)
               for i, words in enumerate(sentence_words)]
-    features = build_tagging_features(tagged, tokenizer, {l: i for i, l in enumerate(LABELS)},
+    features = build_tagging_features(tagged, text, {l: i for i, l in enumerate(LABELS)},
                                       SEQ_LENGTH, DOC_STRIDE)
     logits = np.asarray(exported["model"](features.inputs, training=False)["logits"])
     labels = values_per_word(features.label_weights, features.word_index,
                              features.sentence_index, logits.argmax(-1))
     return [[(kind, first, last, words[first:last + 1])
              for kind, first, last in get_entities([LABELS[i] for i in labels.get(n, [])])]
-            for n, words in enumerate(sentence_words)], tokenizer
+            for n, words in enumerate(sentence_words)], text
 
 
-def _check(outputs, texts, expected, tokenizer):
+def _check(outputs, texts, expected, text_side):
     for row, (text, entities) in enumerate(zip(texts, expected)):
         count = outputs["num_entities"][row][0]
         assert count == len(entities), (row, text[:80])
@@ -98,7 +119,7 @@ def _check(outputs, texts, expected, tokenizer):
             start, end = outputs["entity_starts"][row][column], outputs["entity_ends"][row][column]
             entity_text = outputs["entity_texts"][row][column]
             assert text[start:end] == entity_text
-            assert tokenizer.tokenize(entity_text) == [p for w in words for p in tokenizer.tokenize(w)]
+            assert text_side.encode(entity_text) == [p for w in words for p in text_side.encode(w)]
         width = len(outputs["entity_types"][row])
         assert outputs["entity_types"][row][count:] == [""] * (width - count)
         assert outputs["entity_starts"][row][count:] == [-1] * (width - count)
@@ -106,17 +127,17 @@ def _check(outputs, texts, expected, tokenizer):
 
 def test_entities_equal_the_training_pipeline(exported, served):
     report, texts, _ = served
-    expected, tokenizer = _expected_entities(exported, texts)
+    expected, text_side = _expected_entities(exported, texts)
     assert sum(len(e) for e in expected) > 20  # the check is not vacuous
-    _check(report["texts"][0], texts, expected, tokenizer)
+    _check(report["texts"][0], texts, expected, text_side)
 
 
 def test_hostile_text_alone_and_empty_batch(exported, served):
     """Text without words has no entities; a batch of one or none works."""
     report, _, alone = served
-    expected, tokenizer = _expected_entities(exported, alone)
+    expected, text_side = _expected_entities(exported, alone)
     for outputs, text, entities in zip(report["alone"], alone, expected):
-        _check(outputs, [text], [entities], tokenizer)
+        _check(outputs, [text], [entities], text_side)
     assert report["alone"][0]["num_entities"] == [[0]] and report["alone"][1]["num_entities"] == [[0]]
     assert report["alone"][-1]["num_entities"] == []
 

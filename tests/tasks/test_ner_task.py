@@ -1,4 +1,5 @@
-"""The tagging task under the shared trainer: loss falls, outputs well formed."""
+"""The tagging task under the shared trainer: loss falls, outputs well formed;
+on XLNet too (left-padded windows, trimmed on the left)."""
 
 import os
 
@@ -15,7 +16,9 @@ from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions
 from tasks.tagging import TaggingConfig, TaggingTask, find_split_file
 from tasks.trainer import Trainer
+from modeling.xlnet import XLNetConfig
 from tests.conftest import FIXTURES
+from tests.spiece_model import learn_spiece_model
 from tests.tiny_config import TINY_CONFIG
 
 DATA = os.path.join(FIXTURES, "conll_tiny")
@@ -96,3 +99,25 @@ def test_labels_flag_and_split_files(uncased_vocab_file, tmp_path):
     assert find_split_file(str(tmp_path), "dev").endswith("eng.testa")
     with pytest.raises(FileNotFoundError, match="expected one of test.txt, eng.testb"):
         find_split_file(str(tmp_path), "test")
+
+
+def test_xlnet_trains_on_left_padded_windows(tmp_path):
+    keras.utils.clear_session()
+    config = XLNetConfig.from_preset("xlnet_tiny").replace(n_token=128)
+    spiece_model = learn_spiece_model(tmp_path)
+    with pytest.raises(ValueError, match="feature_based: .* the xlnet encoder is fine-tuned only"):
+        TaggingTask(TaggingConfig(DATA, spiece_model, config, feature_based=True))
+    task = TaggingTask(TaggingConfig(DATA, spiece_model, config, max_seq_length=16,
+                                     doc_stride=6, do_lower_case=False, predict_split="dev"))
+    assert task.text_side.family == "xlnet"
+    for features, labels in task.build_dataset("train", 4, training=True).take(4):
+        mask = features["input_mask"].numpy()
+        assert mask.shape[1] == mask.sum(axis=1).max() and mask[:, -1].all()  # <cls> kept
+        assert (labels["label_weights"].numpy() <= mask).all()
+    trainer, records = _train(task, tmp_path / "run")
+    assert records[-1]["loss"] < records[0]["loss"]
+    results = trainer.evaluate(8, split="dev")
+    assert {"f1", "PER_f1", "token_accuracy"} <= set(results)
+    path, = task.write_predictions("dev", trainer.predict(8, split="dev"), str(tmp_path))
+    assert [[w for w, _, _ in s] for s in _read_predictions(path)] == [
+        list(s.words) for s in task.sentences("dev")]

@@ -1,12 +1,11 @@
-"""Question answering and tagging align word pieces with WordPiece's words: with
-another family's text side they refuse at once, naming the task, instead of
-failing later on a vocabulary they cannot read."""
+"""Question answering aligns word pieces with WordPiece's words: with another
+family's text side it refuses at once, naming the task, instead of failing
+later on a vocabulary it cannot read."""
 
 import pytest
 
 from modeling.xlnet import XLNetConfig
 from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
-from tasks.tagging import TaggingConfig, TaggingTask
 from tests.spiece_model import learn_spiece_model
 
 CONFIG = XLNetConfig.from_preset("xlnet_tiny").replace(n_token=128)
@@ -22,7 +21,3 @@ def test_question_answering_needs_wordpiece(spiece_model):
                                          "offsets of WordPiece.*the xlnet text side has none"):
         QuestionAnsweringTask(QuestionAnsweringConfig(spiece_model, CONFIG))
 
-
-def test_tagging_needs_wordpiece(spiece_model, tmp_path):
-    with pytest.raises(ValueError, match="the tagging task needs the words"):
-        TaggingTask(TaggingConfig(str(tmp_path), spiece_model, CONFIG))

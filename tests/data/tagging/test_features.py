@@ -1,4 +1,5 @@
-"""First-piece labels, dropped words, overlapping windows and document context."""
+"""First-piece labels, dropped words, overlapping windows and document context,
+with BERT's text side and XLNet's (left padding, `<sep> <cls>` last)."""
 
 import os
 
@@ -9,14 +10,21 @@ from hypothesis import strategies as st
 
 from data.tagging.conll_reader import TaggedSentence, labels_from_sentences, read_tagged_file
 from data.tagging.features import build_tagging_features, owning_windows, plan_windows
+from data.text.families import text_side_for
 from data.text.tokenization import FullTokenizer
 from tasks.tagging_predictions import values_per_word
 from tests.conftest import FIXTURES
+from tests.spiece_model import learn_spiece_model
 
 
 @pytest.fixture(scope="module")
 def tokenizer(uncased_vocab_file):
     return FullTokenizer(uncased_vocab_file, do_lower_case=True)
+
+
+@pytest.fixture(scope="module")
+def xlnet_text(tmp_path_factory):
+    return text_side_for("xlnet", learn_spiece_model(tmp_path_factory.mktemp("spm")), False)
 
 
 def _sentence(words, tags=None, document=0):
@@ -108,3 +116,44 @@ def test_empty_input_and_bad_settings(tokenizer):
         build_tagging_features([_sentence(["a"])], tokenizer, LABELS, 2)
     with pytest.raises(ValueError, match="doc_stride"):
         build_tagging_features([_sentence(["a"])], tokenizer, LABELS, 16, doc_stride=0)
+
+
+def _check_first_pieces(features, sentences, text):
+    """Every word is labelled once, at its own first piece."""
+    per_word = values_per_word(features.label_weights, features.word_index,
+                               features.sentence_index, features.word_index)
+    assert per_word == {i: list(range(len(s.words))) for i, s in enumerate(sentences)}
+    for row, column in zip(*np.nonzero(features.label_weights)):
+        words = sentences[features.sentence_index[row]].words
+        first = (text.encode(words[features.word_index[row, column]]) or [text.unk_id])[0]
+        assert features.inputs["input_word_ids"][row, column] == first
+
+
+def test_xlnet_windows_are_padded_on_the_left(xlnet_text):
+    words = ["On", "May", "\u0301", "3,", "1950", "the", "house"]
+    tags = ["O", "B-MISC", "O", "I-MISC", "I-MISC", "O", "B-PER"]
+    features = build_tagging_features([_sentence(words, tags)], xlnet_text, LABELS, 24)
+    pieces = [xlnet_text.encode(w) or [xlnet_text.unk_id] for w in words]
+    assert pieces[2] == [0] and len(pieces[3]) > 1  # a word without pieces, one split in two
+    flat = [p for word in pieces for p in word]
+    padding = 24 - len(flat) - 2
+    assert features.inputs["input_word_ids"][0].tolist() == [0] * padding + flat + [4, 3]
+    assert features.inputs["input_mask"][0].tolist() == [0] * padding + [1] * (len(flat) + 2)
+    assert features.inputs["input_type_ids"][0].tolist() == [4] * padding + [0] * (len(flat) + 1) + [2]
+    first_positions = padding + np.cumsum([0] + [len(p) for p in pieces[:-1]])
+    assert np.flatnonzero(features.label_weights[0]).tolist() == first_positions.tolist()
+    assert features.label_ids[0, first_positions].tolist() == [LABELS[t] for t in tags]
+
+
+def test_xlnet_long_sentences_and_document_context(xlnet_text):
+    long = _sentence([f"house{i}" if i % 3 else "1950," for i in range(30)], document=1)
+    sentences = [_sentence(["the", "red"], document=1), long, _sentence(["May"], ["B-PER"], 1),
+                 _sentence(["doors", "old"], document=1)]
+    for context in (False, True):
+        features = build_tagging_features(sentences, xlnet_text, LABELS, 12, doc_stride=4,
+                                          document_context=context)
+        assert (features.sentence_index == 1).sum() > 3  # the long sentence in several windows
+        _check_first_pieces(features, sentences, xlnet_text)
+    # With context, the short sentences' windows are filled by their neighbours.
+    row = np.flatnonzero(features.sentence_index == 2)[0]
+    assert features.inputs["input_mask"][row].sum() == 12

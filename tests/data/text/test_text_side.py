@@ -100,3 +100,19 @@ def test_xlnet_graph_packing_needs_room_for_its_specials(sides):
         packer.pack(tf.constant(["rooms"]), tf.constant(["doors"]))
     with pytest.raises(ValueError, match="one or two segments"):
         packer.pack(*[tf.constant(["a"])] * 3)
+
+
+@pytest.mark.parametrize("family", ["bert", "xlnet"])
+@pytest.mark.parametrize("length", [0, 1, 5])
+def test_segment_a_start_is_where_pack_puts_a(sides, family, length):
+    text = sides[family]
+    ids = list(range(20, 20 + length))
+    word_ids, mask, _ = text.pack(ids, None, 9)
+    start = text.segment_a_start(length, 9)
+    assert word_ids[start:start + length].tolist() == ids and mask[start:start + length].all()
+    assert int(text.segment_a_start(tf.constant(length), 9)) == start
+
+
+def test_unknown_ids(sides):
+    assert sides["bert"].unk_id == sides["bert"].vocab.token_to_id["[UNK]"]
+    assert sides["xlnet"].unk_id == 0 == sides["xlnet"].tokenizer.sp.unk_id()

@@ -148,3 +148,51 @@ def test_vocab_larger_than_the_corpus_allows_is_a_clear_error(tmp_path):
     corpus = _write(tmp_path / "small.txt", ["a b c", "d e f"])
     with pytest.raises(CorpusError, match=r"small.txt: sentencepiece could not learn.*Vocabulary size too high"):
         train_sentencepiece(corpus, str(tmp_path / "spiece.model"), 500)
+
+
+# Words whose characters all normalise away, beside ones that do not.
+WORD_TEXTS = SENTENCES + ["x \u0301 y\u0308", "\u00a8 \x07\u200b ok", "\u0301",
+                          "\x00\x01\x1f\x7f\u200b\ufeff control\x85 chars\u2028 a\x00b"]
+
+
+def _word_byte_spans(text):
+    """[begin, end) UTF-8 byte spans of the runs of non-whitespace (str.isspace)."""
+    spans, begin, at = [], None, 0
+    for char in text + " ":
+        if char.isspace() and begin is not None:
+            spans.append((begin, at))
+            begin = None
+        elif not char.isspace() and begin is None:
+            begin = at
+        at += len(char.encode("utf-8"))
+    return spans
+
+
+def test_pieces_never_cross_whitespace(prose_model, numbers_model):
+    """Each word tokenized alone gives the pieces it has inside running text,
+    so word-level tasks may tokenize word by word."""
+    with open(os.path.join(ROOT, "tests", "fixtures", "sentences.txt"), encoding="utf-8") as f:
+        texts = [line.strip() for line in f if line.strip()] + WORD_TEXTS
+    for model in (prose_model, numbers_model):
+        for lower in (False, True):
+            tok = XLNetTokenizer(model, lower=lower)
+            for text in texts:
+                assert tok.encode_ids(text) == [i for w in text.split() for i in tok.encode_ids(w)], text
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_graph_word_pieces_and_offsets_equal_python(prose_model, numbers_model, lower):
+    import tensorflow as tf
+    from data.text.graph_xlnet_tokenizer import GraphXLNetTokenizer
+    for model in (prose_model, numbers_model):
+        python = XLNetTokenizer(model, lower=lower)
+        graph = GraphXLNetTokenizer(model, lower=lower)
+        ids, begins, ends = graph.tokenize_with_offsets(tf.constant(WORD_TEXTS))
+        assert ids.dtype == tf.int32 and begins.dtype == ends.dtype == tf.int64
+        assert ids.to_list() == [[python.encode_ids(w) for w in t.split()] for t in WORD_TEXTS]
+        # Word-level offsets: every piece spans its word's bytes.
+        assert [[[(b, e) for b, e in zip(word_begins, word_ends)] for word_begins, word_ends in zip(*row)]
+                for row in zip(begins.to_list(), ends.to_list())] == [
+            [[span] * len(python.encode_ids(w)) for w, span in zip(t.split(), _word_byte_spans(t))]
+            for t in WORD_TEXTS]
+    assert [] in ids.to_list()[-1]  # a word without pieces keeps its place

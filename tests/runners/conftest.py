@@ -1,0 +1,13 @@
+"""Fixtures the runner tests share."""
+
+import pytest
+
+from tests.runners.xlnet_release import write_xlnet_release
+
+
+@pytest.fixture(scope="session")
+def xlnet_release(tmp_path_factory):
+    """Checkpoint prefix of a release-like XLNet-tiny directory (original TF1
+    layout, `xlnet_config.json`, a learned `spiece.model`); tests copy it
+    before changing it."""
+    return write_xlnet_release(tmp_path_factory.mktemp("xlnet_cased"))
