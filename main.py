@@ -14,7 +14,7 @@
    pretrained weights and from random initialisation, on 160 labelled sentences
    from held-out modules ("a real sentence, or its words scrambled?"), and score
    both on 1,000 dev sentences from other held-out modules,
-5. export the classifier SavedModel (raw text in) and, for BERT, the TF Hub encoder pair,
+5. export the classifier SavedModel (raw text in) and the TF Hub encoder pair,
 6. load the SavedModel in a fresh process that imports only TensorFlow and
    tensorflow_text and classify a few sentences,
 then print a summary of what was built, where, the metrics and the timings.
@@ -93,10 +93,9 @@ def main():
         *fine_tuning, f"--init_checkpoint={pretrained.checkpoint}", f"--output_dir={paths['classifier']}",
         f"--export_dir={paths['serving']}"], FINE_TUNE_BATCH)
     stage("fine-tuning from scratch", [*fine_tuning, f"--output_dir={paths['scratch']}"], FINE_TUNE_BATCH)
-    if args.family == "bert":
-        stage("TF Hub export", [
-            "-m", "export.export_hub", f"--init_checkpoint={pretrained.checkpoint}", *pretrained.runner_flags,
-            f"--seq_length={pretrained.seq_length}", f"--export_dir={paths['hub']}"])
+    stage("TF Hub export", [
+        "-m", "export.export_hub", f"--init_checkpoint={pretrained.checkpoint}", *pretrained.runner_flags,
+        f"--seq_length={pretrained.seq_length}", f"--export_dir={paths['hub']}"])
     served_start = time.time()
     print("\n=== serving in a fresh process", flush=True)
     served = subprocess.run([sys.executable, "-c", SERVE_IN_FRESH_PROCESS, paths["serving"], json.dumps(SENTENCES)],
@@ -110,11 +109,9 @@ def main():
               for arm in ("classifier", "scratch")}
     print("\n=== summary")
     print(f"  built in {work}:")
-    built = [*pretrained.built, ("classifier", "classifier fine-tuned from it"),
-             ("serving", "its TF Serving SavedModel (raw text in)")]
-    if os.path.isdir(paths["hub"]):
-        built.append(("hub", "TF Hub preprocessor + encoder of the pretrained model"))
-    for name, what in built:
+    for name, what in [*pretrained.built, ("classifier", "classifier fine-tuned from it"),
+                       ("serving", "its TF Serving SavedModel (raw text in)"),
+                       ("hub", "TF Hub preprocessor + encoder of the pretrained model")]:
         print(f"    {name + '/' if '.' not in name else name:<12} {what}")
     for line in pretrained.summary:
         print("  " + line)

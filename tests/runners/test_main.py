@@ -58,7 +58,7 @@ def test_xlnet_main_job_scores_pretraining_against_a_unigram_model_and_serves(qu
     work, result = quick_xlnet_run
     for name in ("spiece.model", "pretrain/xlnet_config.json", "pretrain_eval/eval_results.txt",
                  "unigram.txt", "classifier/eval_results.txt", "scratch/eval_results.txt",
-                 "serving/saved_model.pb"):
+                 "serving/saved_model.pb", "hub/preprocessor/saved_model.pb", "hub/encoder/saved_model.pb"):
         assert (work / name).exists(), name
     summary = result.stdout.split("=== summary", 1)[1]
     assert re.search(r"last training batches LM accuracy 0\.\d{3}, loss \d+\.\d{3};", summary)
