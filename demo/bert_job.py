@@ -6,7 +6,7 @@ import json
 import os
 import re
 
-from demo.pretrained import Pretrained, read_key_values
+from demo.pretrained import Pretrained, pretrain_and_score, read_key_values
 from demo.progress import last_logged_values
 from utils.files import atomic_write_text
 
@@ -55,18 +55,7 @@ def pretrain(stage, work, corpus, held_out, seed, quick):
     pretraining = [f"--bert_config_file={path['bert_config.json']}", f"--max_seq_length={SEQ_LENGTH}",
                    f"--max_predictions_per_seq={MAX_PREDICTIONS}", f"--seed={seed}"]
     num_steps = steps(quick)
-    stage("pretraining", [
-        "run_pretraining.py", *pretraining, f"--input_file={path['pretraining.tfrecord']}",
-        f"--output_dir={path['pretrain']}", "--do_train", f"--train_batch_size={BATCH}",
-        f"--num_train_steps={num_steps}", f"--num_warmup_steps={num_steps // 10}",
-        "--learning_rate=2e-3", f"--save_checkpoints_steps={num_steps}",
-        f"--log_steps={max(num_steps // 20, 1)}"], BATCH)
-    # Scored on modules pretraining never saw: the training batches' own accuracy
-    # also counts pairs the model has memorised.
-    stage("held-out scoring", [
-        "run_pretraining.py", *pretraining, f"--input_file={path['held_out.tfrecord']}",
-        f"--init_checkpoint={path['pretrain']}", f"--output_dir={path['pretrain_eval']}", "--do_eval",
-        "--eval_batch_size=100", "--max_eval_steps=1000"])
+    pretrain_and_score(stage, path, pretraining, BATCH, num_steps)
     trained = last_logged_values(os.path.join(path["logs"], "pretraining.log"))
     held = read_key_values(os.path.join(path["pretrain_eval"], "eval_results.txt"))
     return Pretrained(

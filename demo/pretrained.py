@@ -23,3 +23,19 @@ def read_key_values(path):
                 key, value = line.split("=", 1)
                 values[key.strip()] = float(value)
     return values
+
+
+def pretrain_and_score(stage, path, model_flags, batch_size, num_steps):
+    """The pretraining stage (`path["pretraining.tfrecord"]` -> `path["pretrain"]`, lr 2e-3,
+    10% warmup) and the scoring of its last checkpoint on `path["held_out.tfrecord"]`:
+    modules pretraining never saw, so memorised training text does not count."""
+    stage("pretraining", [
+        "run_pretraining.py", *model_flags, f"--input_file={path['pretraining.tfrecord']}",
+        f"--output_dir={path['pretrain']}", "--do_train", f"--train_batch_size={batch_size}",
+        f"--num_train_steps={num_steps}", f"--num_warmup_steps={num_steps // 10}",
+        "--learning_rate=2e-3", f"--save_checkpoints_steps={num_steps}",
+        f"--log_steps={max(num_steps // 20, 1)}"], batch_size)
+    stage("held-out scoring", [
+        "run_pretraining.py", *model_flags, f"--input_file={path['held_out.tfrecord']}",
+        f"--init_checkpoint={path['pretrain']}", f"--output_dir={path['pretrain_eval']}", "--do_eval",
+        "--eval_batch_size=100", "--max_eval_steps=1000"])

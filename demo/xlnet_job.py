@@ -6,7 +6,7 @@ unigram model of the training targets."""
 import json
 import os
 
-from demo.pretrained import Pretrained, read_key_values
+from demo.pretrained import Pretrained, pretrain_and_score, read_key_values
 from demo.progress import last_logged_values
 from utils.files import atomic_write_text
 
@@ -46,16 +46,7 @@ def pretrain(stage, work, corpus, held_out, seed, quick):
     pretraining = ["--model=xlnet", f"--xlnet_config_file={path['xlnet_config.json']}", *shape,
                    f"--perm_size={REUSE_LEN}", "--nobi_data", f"--seed={seed}"]
     num_steps = steps(quick)
-    stage("pretraining", [
-        "run_pretraining.py", *pretraining, f"--input_file={path['pretraining.tfrecord']}",
-        f"--output_dir={path['pretrain']}", "--do_train", f"--train_batch_size={BATCH}",
-        f"--num_train_steps={num_steps}", f"--num_warmup_steps={num_steps // 10}",
-        "--learning_rate=2e-3", f"--save_checkpoints_steps={num_steps}",
-        f"--log_steps={max(num_steps // 20, 1)}"], BATCH)
-    stage("held-out scoring", [
-        "run_pretraining.py", *pretraining, f"--input_file={path['held_out.tfrecord']}",
-        f"--init_checkpoint={path['pretrain']}", f"--output_dir={path['pretrain_eval']}", "--do_eval",
-        f"--eval_batch_size={BATCH}", "--max_eval_steps=1000"])
+    pretrain_and_score(stage, path, pretraining, BATCH, num_steps)
     stage("unigram baseline", [
         "-m", "demo.unigram_baseline", f"--train_file={path['pretraining.tfrecord']}",
         f"--held_out_file={path['held_out.tfrecord']}", f"--xlnet_config_file={path['xlnet_config.json']}",
