@@ -8,13 +8,16 @@ for the start piece, end >= start and the span has at most `max_answer_length`
 pieces. Candidates are ranked by start + end log-probability; the first
 `n_best_size` distinct texts form the n-best list (`text`, `probability` by a
 softmax over it, `start_log_prob`, `end_log_prob`, the original's keys). The
-prediction is the best of them, never "": as the original, whether to answer
-"" is left to a threshold on the null odds, which are the smallest answer-class
-logit over the example's windows (`score_null`; v2.0 only).
+prediction is the best of them (v2.0: the best with a text, as a span of bare
+word-start markers has none), never "" for a null answer: as the original,
+whether to answer "" is left to a threshold on the null odds, which are the
+smallest answer-class logit over the example's windows (`score_null`; v2.0
+only).
 
-Where we differ from the original: the last context piece of a window may
-start or end an answer (the original skips positions `>= paragraph_len - 1`;
-Model Garden's `squad_lib_sp` does not, and neither do we); a span's text is
+Where we differ from the original, as Model Garden's `squad_lib_sp` does: the
+last context piece of a window may start or end an answer (the original skips
+positions `>= paragraph_len - 1`), and for v2.0 an empty text is passed over
+for the prediction (the original takes the first entry). A span's text is
 found word-level, as for BERT (`question_answering_answers.span_texts`: the
 pieces' text located by `get_final_text` inside the words they cover, cut from
 the context), where the original maps each piece to characters. The two agree
@@ -86,11 +89,13 @@ def predict_example_beam(example, features, windows, config):
 
     def text_of(candidate):
         feature = features[candidate.feature_index]
+        pred_text = sentencepiece_text(feature.tokens[candidate.start_index:candidate.end_index + 1])
+        if not pred_text:  # only word-start markers: no characters, as the original
+            context_texts[candidate] = ""
+            return ""
         orig_text, context_texts[candidate] = span_texts(
             example, feature.token_to_orig_map[candidate.start_index],
-            feature.token_to_orig_map[candidate.end_index],
-            sentencepiece_text(feature.tokens[candidate.start_index:candidate.end_index + 1]),
-            config.do_lower_case)
+            feature.token_to_orig_map[candidate.end_index], pred_text, config.do_lower_case)
         return orig_text
 
     entries = [(context_texts[c], c.start_log_prob, c.end_log_prob)
@@ -102,7 +107,10 @@ def predict_example_beam(example, features, windows, config):
              for (text, s, e), p in zip(entries, probabilities)]
     null_odds = (min(float(cls_logit) for _, cls_logit in windows)
                  if config.version_2_with_negative else None)
-    return nbest[0]["text"], nbest, null_odds
+    if not config.version_2_with_negative:
+        return nbest[0]["text"], nbest, None
+    best = next((entry["text"] for entry in nbest if entry["text"]), "")
+    return best, nbest, null_odds
 
 
 def postprocess_beam(examples, features, results, config):
