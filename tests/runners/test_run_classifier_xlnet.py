@@ -2,8 +2,8 @@
 checkpoint with `xlnet_config.json` and `spiece.model` beside it picks the
 family and the vocabulary; a custom TSV trains, eval_results.txt is BERT's, and
 the SavedModel serves raw text as the trained model scores Python's features.
-A vocabulary of the other family is refused naming both files; the tasks that
-need WordPiece's words stop naming the task."""
+A vocabulary of the other family is refused naming both files; tagging, which
+needs WordPiece's words, stops naming the task."""
 
 import json
 import os
@@ -21,7 +21,7 @@ from export.export_model import build_task_model
 from modeling.config import ConfigError
 from tasks.export_meta import read_export_meta
 from tests.conftest import ROOT
-from tests.runners.xlnet_release import CONFIG, write_xlnet_release
+from tests.runners.xlnet_release import CONFIG
 from tests.tiny_config import TINY_CONFIG
 
 SEQ_LENGTH = 32
@@ -34,8 +34,8 @@ def sentence(i):
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory):
-    return write_xlnet_release(tmp_path_factory.mktemp("xlnet_cased"))
+def release(tiny_xlnet_release):
+    return tiny_xlnet_release
 
 
 @pytest.fixture(scope="module")
@@ -110,8 +110,7 @@ def test_the_family_picks_the_vocabulary_beside_the_checkpoint(release, tmp_path
 
 
 @pytest.mark.parametrize("script, argv, task", [
-    ("run_ner.py", ["--data_dir=unused"], "the tagging task"),
-    ("run_squad.py", ["--predict_file=unused.json"], "the question answering task")])
+    ("run_ner.py", ["--data_dir=unused"], "the tagging task")])
 def test_word_level_runners_stop_naming_the_task(release, tmp_path, script, argv, task):
     done = run(script, f"--init_checkpoint={release}", "--do_predict", *argv,
                f"--output_dir={tmp_path / 'out'}")
