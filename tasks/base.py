@@ -33,9 +33,11 @@ and a `FineTuningTask` adds:
 Tasks make their encoder with `modeling.encoder_interface.build_encoder` and
 rely only on that interface's inputs and outputs. Their text comes from the
 encoder family's text side (`text_side(config)`: tokenizer, special tokens,
-packing) where the task's features allow: classification and multiple choice
-take any family's; question answering and tagging align word pieces with
-WordPiece's words and refuse another family's (`data.text.families.wordpiece_only`).
+packing) where the task's features allow: classification, multiple choice and
+question answering take any family's (question answering lays its windows out
+and picks its head by the family: `data.question_answering.features.WINDOW_LAYOUTS`,
+`tasks.question_answering_heads.HEADS`); tagging aligns word pieces with
+WordPiece's words and refuses another family's (`data.text.families.wordpiece_only`).
 """
 
 import abc

@@ -1,7 +1,8 @@
 """run_squad.py on XLNet from its command line alone: an XLNet-tiny checkpoint in
 the original layout with `xlnet_config.json` and `spiece.model` beside it trains
 the SQuAD 2.0 head from scratch and writes BERT's files, XLNet's n-best keys,
-and scores every question; the SQuAD SavedModel is refused before training."""
+and scores every question, and export_meta.json rebuilds the trained model; the
+SQuAD SavedModel is refused before training."""
 
 import json
 import math
@@ -11,7 +12,10 @@ import sys
 
 import pytest
 
+from checkpoints.loader import load_into
 from data.question_answering.squad_reader import read_squad_file
+from export.export_model import build_task_model
+from tasks.export_meta import read_export_meta
 from tests.conftest import ROOT
 from tests.xlnet_squad import write_squad_v2
 
@@ -66,6 +70,9 @@ def test_trains_and_predicts_squad_v2(tiny_xlnet_release, tmp_path):
     assert meta["do_lower_case"] is False  # XLNet's default, as the original's --uncased
     assert os.path.isfile(output_dir / "spiece.model")
     assert "squad/answer_class_dense_0/kernel" in done.stderr  # the head starts from scratch
+    # export_meta.json rebuilds the model, and the run's checkpoint fills every weight.
+    model = build_task_model(read_export_meta(str(output_dir)))
+    assert not load_into(model, str(output_dir)).missing
 
 
 def test_the_squad_saved_model_is_refused_before_training(tiny_xlnet_release, tmp_path):
