@@ -38,7 +38,7 @@ class UnflattenChoices(keras.layers.Layer):
         return (reference_shape[0], reference_shape[1])
 
 
-class TaskModel(keras.Model):
+class TaskModelConfig:
     """Shared config handling: each task model is rebuilt from its encoder and kwargs."""
 
     def _store(self, encoder, **task_kwargs):
@@ -54,6 +54,12 @@ class TaskModel(keras.Model):
         config = dict(config)
         config["encoder"] = keras.saving.deserialize_keras_object(config["encoder"])
         return cls(**config)
+
+
+class TaskModel(TaskModelConfig, keras.Model):
+    """A functional task model. Keras turns this class's base into `Functional`
+    when the first one is built, so a subclassed task model derives from
+    `TaskModelConfig` and `keras.Model` instead."""
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
@@ -85,7 +91,7 @@ class BertSpanLabeler(TaskModel):
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
-class XLNetSpanLabeler(TaskModel):
+class XLNetSpanLabeler(TaskModelConfig, keras.Model):
     """XLNet's SQuAD 2.0 model as the original `run_squad.py`: the encoder's
     `sequence_output` into `XLNetSquadHead`.
 

@@ -57,6 +57,10 @@ class QuestionAnsweringConfig:
 
     def __post_init__(self):
         check_lengths(self.max_seq_length, self.max_query_length, self.doc_stride)
+        for name in ("start_n_top", "end_n_top"):
+            if not 1 <= getattr(self, name) <= self.max_seq_length:
+                raise ValueError(f"{name} must be in [1, max_seq_length={self.max_seq_length}], "
+                                 f"got {getattr(self, name)}")
         if self.max_seq_length > self.bert_config.max_position_embeddings:
             raise ValueError(f"max_seq_length {self.max_seq_length} exceeds the model's "
                              f"max_position_embeddings {self.bert_config.max_position_embeddings}")

@@ -50,7 +50,7 @@ def loss_batch():
     return inputs, labels
 
 
-def test_loss_matches_hugging_face(tmp_path):
+def test_loss_matches_hugging_face():
     """Hugging Face returns (start + end cross-entropy) / 2 for the same start and end
     positions; its answer class in training reads the gold start's state where the
     original (and we) read the start-probability weighted one, which is its

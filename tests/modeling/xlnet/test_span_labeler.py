@@ -6,10 +6,12 @@ config."""
 import keras
 import numpy as np
 
-from modeling.task_models import XLNetSpanLabeler
+from modeling.encoder_interface import build_encoder
+from modeling.task_models import BertSpanLabeler, XLNetSpanLabeler
 from modeling.xlnet.encoder import XLNetEncoder
 from tests.modeling.xlnet.cases import TINY
 from tests.modeling.xlnet.tolerance import UNIT_ROUNDOFF, dense_bound, float32_bound
+from tests.tiny_config import TINY_CONFIG
 
 REAL, PADDING = 9, 5  # paragraph 0..4, <sep>, question 6..7, <sep>, <cls> 8
 
@@ -74,3 +76,11 @@ def test_rebuilds_from_its_config():
     rebuilt = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(model))
     assert type(rebuilt) is XLNetSpanLabeler and rebuilt.get_config() == model.get_config()
     assert [w.path for w in rebuilt.weights] == [w.path for w in model.weights]
+
+
+def test_builds_after_a_functional_task_model():
+    """Keras rebases a functional task model's class on `Functional` when one is
+    built; the subclassed XLNet model must not inherit that."""
+    BertSpanLabeler(build_encoder(TINY_CONFIG))
+    model = XLNetSpanLabeler(XLNetEncoder(TINY), start_n_top=2, end_n_top=2)
+    assert "start_top_index" in model(window(True)[0])
