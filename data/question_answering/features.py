@@ -14,9 +14,10 @@ The family's text side picks the layout (`WINDOW_LAYOUTS`): BERT's
 original (the paragraph first: in pretraining the second segment is the
 shorter), padded on the left as our XLNet text side packs, so `<cls>` is
 last; relative attention makes the outputs of real tokens independent of where
-the padding sits. Context pieces are each word of the reader's whitespace
-`doc_tokens` tokenized alone; SentencePiece pieces never cross whitespace, so
-for XLNet this equals tokenizing the paragraph.
+the padding sits. Context pieces are mapped to the reader's whitespace
+`doc_tokens`: BERT's are each word tokenized alone, as its original; XLNet's
+are the paragraph's pieces as its original tokenizes it, cut at word starts
+(`_ParagraphFirst.word_pieces`).
 
 One choice beyond the original: a context with no word pieces (empty, or only
 characters the tokenizer drops) still yields one window holding the question
@@ -32,6 +33,7 @@ import dataclasses
 import numpy as np
 
 from data.text.families import as_text_side
+from data.text.xlnet_tokenizer import SPIECE_UNDERLINE
 
 FIRST_UNIQUE_ID = 1000000000
 
@@ -126,6 +128,11 @@ class _QuestionFirst:
     """BERT: `[CLS] question [SEP] paragraph [SEP]`, padded on the right."""
 
     @staticmethod
+    def word_pieces(tokenizer, example):
+        """Each of `doc_tokens` tokenized alone, as the original."""
+        return [tokenizer.tokenize(word) for word in example.doc_tokens]
+
+    @staticmethod
     def ids(text, pieces):
         return text.vocab.ids(pieces)
 
@@ -142,6 +149,24 @@ class _QuestionFirst:
 
 class _ParagraphFirst:
     """XLNet: `paragraph <sep> question <sep> <cls>`, padded on the left."""
+
+    @staticmethod
+    def word_pieces(tokenizer, example):
+        """The paragraph's pieces, as the original tokenizes it, cut into the
+        `doc_tokens` words at each word-start piece. SentencePiece pieces never
+        cross whitespace, but on a tie between two segmentations of a word its
+        choice can depend on the text before, so the word alone may differ.
+        When the word starts do not match the words (a character that is
+        whitespace to the tokenizer but not to the reader, a word tokenized to
+        nothing), each word is tokenized alone."""
+        groups = []
+        for piece in tokenizer.tokenize(example.context):
+            if piece.startswith(SPIECE_UNDERLINE) or not groups:
+                groups.append([])
+            groups[-1].append(piece)
+        if len(groups) == len(example.doc_tokens):
+            return groups
+        return [tokenizer.tokenize(word) for word in example.doc_tokens]
 
     @staticmethod
     def ids(text, pieces):
@@ -165,19 +190,21 @@ WINDOW_LAYOUTS = {"bert": _QuestionFirst, "xlnet": _ParagraphFirst}
 class _ContextPieces:
     """Pieces of one context, cached because questions share contexts."""
 
-    def __init__(self, tokenizer):
+    def __init__(self, tokenizer, layout):
         self.tokenizer = tokenizer
+        self.layout = layout
         self._key = None
 
-    def __call__(self, doc_tokens):
-        if doc_tokens != self._key:
+    def __call__(self, example):
+        if (example.context, example.doc_tokens) != self._key:
             piece_to_word, word_to_piece, pieces = [], [], []
-            for w, word in enumerate(doc_tokens):
+            for w, word_pieces in enumerate(self.layout.word_pieces(self.tokenizer, example)):
                 word_to_piece.append(len(pieces))
-                for piece in self.tokenizer.tokenize(word):
+                for piece in word_pieces:
                     piece_to_word.append(w)
                     pieces.append(piece)
-            self._key, self._value = doc_tokens, (pieces, piece_to_word, word_to_piece)
+            self._key = example.context, example.doc_tokens
+            self._value = pieces, piece_to_word, word_to_piece
         return self._value
 
 
@@ -198,11 +225,11 @@ def convert_examples_to_features(examples, text, max_seq_length, doc_stride,
     text = as_text_side(text)
     layout = WINDOW_LAYOUTS[text.family]
     tokenizer = text.tokenizer
-    context_pieces = _ContextPieces(tokenizer)
+    context_pieces = _ContextPieces(tokenizer, layout)
     features, unique_id = [], first_unique_id
     for example_index, example in enumerate(examples):
         query = tokenizer.tokenize(example.question_text)[:max_query_length]
-        pieces, piece_to_word, word_to_piece = context_pieces(example.doc_tokens)
+        pieces, piece_to_word, word_to_piece = context_pieces(example)
         answer = _answer_pieces(example, pieces, word_to_piece, tokenizer) if is_training else None
         spans = doc_spans(len(pieces), max_seq_length - len(query) - 3, doc_stride)
         query_ids = layout.ids(text, query)

@@ -33,9 +33,18 @@ def squad_file(tmp_path_factory):
     "  On\tMay 30,1921 the\u00a0red house\n\ncounted ``111'' rooms,  and 2,3 doors. ",
     "Ünder the tall house: 7 rooms\u202fand 9 doors (1900-1907).",
 ])
-def test_words_tokenized_alone_are_the_paragraph_tokenized(text, context):
-    words, _, _ = squad_reader.split_words(context)
+def test_context_pieces_are_the_paragraph_tokenized(text, context):
+    """Each word's pieces tokenized alone, and the windows' pieces, are the
+    paragraph's (the second context's no-break space splits a reader's word in
+    two for the tokenizer: the windows tokenize each word alone there)."""
+    words, _, starts = squad_reader.split_words(context)
     assert [i for word in words for i in text.encode(word)] == text.encode(context)
+    example = squad_reader.SquadExample("q", "How many rooms?", context, tuple(words), tuple(starts))
+    (feature,) = squad_features.convert_examples_to_features([example], text, 160, 8, 8, False)
+    positions = sorted(feature.token_to_orig_map)
+    assert feature.tokens[positions[0]:positions[-1] + 1] == text.tokenizer.tokenize(context)
+    assert [feature.token_to_orig_map[p] for p in positions] == sorted(
+        w for w, word in enumerate(words) for _ in text.tokenizer.tokenize(word))
 
 
 def windows(text, squad_file, is_training):
