@@ -110,9 +110,6 @@ class XLNetSpanLabeler(TaskModelConfig, keras.Model):
     (batch, 25)
     """
 
-    INPUTS = ("p_mask", "cls_index")  # beside the encoder's
-    TRAINING_INPUTS = ("start_positions",)
-
     def __init__(self, encoder, start_n_top=5, end_n_top=5, dropout_rate=0.1, **kwargs):
         super().__init__(**kwargs)
         check_encoder(encoder)
