@@ -1,4 +1,4 @@
-"""Fine-tunes BERT for extractive question answering on SQuAD v1.1 or v2.0.
+"""Fine-tunes BERT or XLNet for extractive question answering on SQuAD v1.1 or v2.0.
 
 The original command lines run unchanged:
 
@@ -16,20 +16,36 @@ lie beside `--init_checkpoint`. `--do_predict` writes `predictions.json`,
 file has answers (or with `--do_eval`) the official EM/F1 (v2.0: also
 HasAns/NoAns and the best null threshold) go to `eval_results.json`.
 One epoch is one pass over the training windows (several per long context).
+
+XLNet: the config picks the family (`xlnet_config.json` beside the checkpoint,
+`--bert_config_file=xlnet_config.json` or `--preset=xlnet_base_cased`), the
+vocabulary is `--spiece_model_file` (or `spiece.model` beside the checkpoint),
+`--do_lower_case` defaults to false; the original's SQuAD 2.0 head (answer
+class, `--start_n_top` x `--end_n_top` beam) starts from scratch:
+
+    python run_squad.py --init_checkpoint=xlnet_cased_L-24_H-1024_A-16/xlnet_model.ckpt \\
+        --do_train --train_file=train-v2.0.json --do_predict --predict_file=dev-v2.0.json \\
+        --version_2_with_negative --max_seq_length=512 --doc_stride=128 \\
+        --train_batch_size=48 --learning_rate=3e-5 --num_train_epochs=2 --output_dir=/tmp/squad_xlnet
+
+Its predictions are always the best span; `null_odds.json` holds the smallest
+answer-class logit over the windows, and `eval_results.json` answers "" where
+it exceeds `--null_score_diff_threshold` (and searches the best threshold).
 """
 
 from absl import app, flags
 
+from data.text.families import wordpiece_only
 from export.export_model import fine_tune_and_export
 from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
-                               define_model_flags, define_text_flags, model_files_from_flags,
-                               settings_from_flags)
+                               define_model_flags, define_text_flags, do_lower_case_from_flags,
+                               model_files_from_flags, settings_from_flags)
 from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
 from tasks.run_options import RunOptions, define_flags
 
 define_flags()
 define_model_flags()
-define_text_flags(384, "Tokens per window after WordPiece.")
+define_text_flags(384, "Tokens per window after WordPiece (XLNet: SentencePiece).")
 define_fine_tuning_flags(
     unit="Windows", data_dir=None, eval_batch_size=False,
     predict_help="Predict answers for --predict_file.",
@@ -45,7 +61,11 @@ flags.DEFINE_integer("n_best_size", 20, "Candidates kept per question in nbest_p
 flags.DEFINE_integer("max_answer_length", 30, "Longest answer, in word pieces.")
 flags.DEFINE_bool("version_2_with_negative", False, "SQuAD 2.0: questions may have no answer.")
 flags.DEFINE_float("null_score_diff_threshold", 0.0, "SQuAD 2.0: answer \"\" when the null "
-                   "score exceeds the best non-null score by more than this.")
+                   "score exceeds the best non-null score by more than this (XLNet: when the "
+                   "null score, its answer-class logit, exceeds this; applied in scoring).")
+# XLNet's original flags: the beam of its SQuAD head.
+flags.DEFINE_integer("start_n_top", 5, "XLNet: top starts kept per window.")
+flags.DEFINE_integer("end_n_top", 5, "XLNet: top ends kept per start.")
 
 FLAGS = flags.FLAGS
 
@@ -62,12 +82,15 @@ def main(_):
         vocab_file=vocab_file,
         bert_config=bert_config,
         train_file=FLAGS.train_file, predict_file=FLAGS.predict_file,
-        do_lower_case=FLAGS.do_lower_case, max_seq_length=FLAGS.max_seq_length,
+        do_lower_case=do_lower_case_from_flags(bert_config), max_seq_length=FLAGS.max_seq_length,
         doc_stride=FLAGS.doc_stride, max_query_length=FLAGS.max_query_length,
         version_2_with_negative=FLAGS.version_2_with_negative, n_best_size=FLAGS.n_best_size,
         max_answer_length=FLAGS.max_answer_length,
         null_score_diff_threshold=FLAGS.null_score_diff_threshold,
-        init_checkpoint=FLAGS.init_checkpoint, seed=FLAGS.seed))
+        init_checkpoint=FLAGS.init_checkpoint, start_n_top=FLAGS.start_n_top,
+        end_n_top=FLAGS.end_n_top, seed=FLAGS.seed))
+    if FLAGS.export_dir:  # before training, not after it
+        wordpiece_only(task.text_side, "the SQuAD SavedModel (--export_dir)")
     # --do_eval also writes the predictions; --do_predict also scores them when it can.
     predict = FLAGS.do_predict or FLAGS.do_eval
     fine_tune_and_export(task, options, settings_from_flags(

@@ -33,10 +33,11 @@ and a `FineTuningTask` adds:
 Tasks make their encoder with `modeling.encoder_interface.build_encoder` and
 rely only on that interface's inputs and outputs. Their text comes from the
 encoder family's text side (`text_side(config)`: tokenizer, special tokens,
-packing) where the task's features allow: classification, multiple choice and
-tagging (each word's pieces from the text side, word by word) take any family's;
-question answering aligns word pieces with WordPiece's words and refuses
-another family's (`data.text.families.wordpiece_only`).
+packing): classification, multiple choice,
+tagging (each word's pieces from the text side, word by word) and question
+answering (its windows laid out and its head picked by the family:
+`data.question_answering.features.WINDOW_LAYOUTS`,
+`tasks.question_answering_heads.HEADS`) take any family's.
 """
 
 import abc

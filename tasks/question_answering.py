@@ -1,7 +1,9 @@
-"""Extractive question answering (SQuAD v1.1 and v2.0), as in the paper: start
-and end vectors score every token, the loss is the mean of the start and end
-softmax cross-entropies, and answers are read back from the logits by
-`tasks.question_answering_answers`.
+"""Extractive question answering (SQuAD v1.1 and v2.0). The encoder family picks
+the head (`tasks.question_answering_heads`): BERT's as in the paper (start and
+end vectors score every token, answers read back from the logits by
+`tasks.question_answering_answers`), XLNet's as its original `run_squad.py`
+(the end conditioned on the start, an answer class for "no answer", answers
+read from a start x end beam by `tasks.question_answering_beam`).
 
 Evaluation scores the predictions of the "predict" split with the official
 EM/F1 (`eval_results.json`); prediction writes `predictions.json`,
@@ -21,20 +23,20 @@ from absl import logging
 
 from data.question_answering.features import check_lengths, convert_examples_to_features
 from data.question_answering.squad_reader import read_squad_file
-from data.text.families import wordpiece_only
 from modeling.config import BertConfig
-from modeling.encoder_interface import ENCODER_INPUTS, build_encoder
-from modeling.task_models import BertSpanLabeler
+from modeling.encoder_interface import ENCODER_INPUTS, family_of
 from tasks.array_dataset import array_dataset
 from tasks.base import FineTuningTask, text_side
 from tasks.export_meta import SQUAD_OPTIONS, ExportMeta
+from tasks.question_answering_answers import PostprocessConfig, write_predictions
+from tasks.question_answering_heads import HEADS
 from tasks.question_answering_metrics import squad_v1_scores, squad_v2_scores
-from tasks.question_answering_answers import PostprocessConfig, postprocess, write_predictions
 
 
 @dataclasses.dataclass
 class QuestionAnsweringConfig:
-    """The original run_squad.py settings (same names, same defaults)."""
+    """The original run_squad.py settings (same names, same defaults; XLNet's
+    `start_n_top` and `end_n_top` size its beam and mean nothing to BERT)."""
 
     vocab_file: str
     bert_config: BertConfig
@@ -49,10 +51,16 @@ class QuestionAnsweringConfig:
     max_answer_length: int = 30
     null_score_diff_threshold: float = 0.0
     init_checkpoint: str = None
+    start_n_top: int = 5
+    end_n_top: int = 5
     seed: int = 12345
 
     def __post_init__(self):
         check_lengths(self.max_seq_length, self.max_query_length, self.doc_stride)
+        for name in ("start_n_top", "end_n_top"):
+            if not 1 <= getattr(self, name) <= self.max_seq_length:
+                raise ValueError(f"{name} must be in [1, max_seq_length={self.max_seq_length}], "
+                                 f"got {getattr(self, name)}")
         if self.max_seq_length > self.bert_config.max_position_embeddings:
             raise ValueError(f"max_seq_length {self.max_seq_length} exceeds the model's "
                              f"max_position_embeddings {self.bert_config.max_position_embeddings}")
@@ -78,8 +86,11 @@ class SquadSplit:
 class QuestionAnsweringTask(FineTuningTask):
     """Datasets yield features {input_word_ids, input_mask, input_type_ids}
     int32 [batch, seq] and labels {start_positions, end_positions} int32
-    [batch] ("train") or {unique_ids} int32 [batch] ("predict"); the model's
-    `start_logits` and `end_logits` are [batch, seq].
+    [batch] ("train") or {unique_ids} int32 [batch] ("predict"); BERT's model
+    gives `start_logits` and `end_logits` [batch, seq]. XLNet's windows also
+    feed `p_mask` and `cls_index` (and in training `start_positions`), its
+    training labels add `is_impossible`, and its model gives the beam and
+    `cls_logits` (`modeling.task_models.XLNetSpanLabeler`).
 
     Example:
     >>> task = QuestionAnsweringTask(QuestionAnsweringConfig(
@@ -98,9 +109,8 @@ class QuestionAnsweringTask(FineTuningTask):
 
     def __init__(self, config):
         self.config = config
-        text = text_side(config)
-        wordpiece_only(text, "the question answering task")
-        self.tokenizer = text.tokenizer
+        self.text_side = text_side(config)
+        self.head = HEADS[family_of(config.bert_config)](config)
         self._splits = {}
         self._answers = (None, None)  # (raw predictions, their `SquadPredictions`)
 
@@ -116,7 +126,7 @@ class QuestionAnsweringTask(FineTuningTask):
             config = self.config
             squad_file = read_squad_file(path, is_training, config.version_2_with_negative)
             features = convert_examples_to_features(
-                squad_file.examples, self.tokenizer, config.max_seq_length, config.doc_stride,
+                squad_file.examples, self.text_side, config.max_seq_length, config.doc_stride,
                 config.max_query_length, is_training)
             logging.info("%s: %d questions -> %d windows of %d tokens (%d questions skipped)",
                          path, len(squad_file.examples), len(features), config.max_seq_length,
@@ -129,7 +139,7 @@ class QuestionAnsweringTask(FineTuningTask):
         return len(self.split(split).features)
 
     def build_model(self):
-        return BertSpanLabeler(build_encoder(self.config.bert_config))
+        return self.head.build_model()
 
     def input_name(self, split):
         return self.config.train_file if split == "train" else self.config.predict_file
@@ -144,26 +154,20 @@ class QuestionAnsweringTask(FineTuningTask):
         if not features:
             raise ValueError(f"the {split!r} split has no usable question")
         inputs = {name: np.stack([getattr(f, name) for f in features]) for name in ENCODER_INPUTS}
+        inputs.update(self.head.inputs(features, training=split == "train"))
         if split == "train":
-            labels = {"start_positions": np.array([f.start_position for f in features], np.int32),
-                      "end_positions": np.array([f.end_position for f in features], np.int32)}
+            labels = self.head.labels(features)
         else:
             labels = {"unique_ids": np.array([f.unique_id for f in features], np.int32)}
         return array_dataset(inputs, labels, batch_size, training, self.config.seed,
                              input_context).prefetch(tf.data.AUTOTUNE)
 
     def loss(self, labels, outputs):
-        """(start + end cross-entropy) / 2 per window; 0 for prediction windows,
-        which have no positions."""
+        """The head's loss per window; 0 for prediction windows, which have no
+        positions."""
         if "start_positions" not in labels:
             return keras.ops.zeros_like(keras.ops.cast(labels["unique_ids"], "float32"))
-        start = keras.losses.sparse_categorical_crossentropy(
-            labels["start_positions"], keras.ops.cast(outputs["start_logits"], "float32"),
-            from_logits=True)
-        end = keras.losses.sparse_categorical_crossentropy(
-            labels["end_positions"], keras.ops.cast(outputs["end_logits"], "float32"),
-            from_logits=True)
-        return (start + end) / 2.0
+        return self.head.loss(labels, outputs)
 
     def build_metrics(self):
         return [keras.metrics.SparseCategoricalAccuracy(name="start_accuracy"),
@@ -173,30 +177,29 @@ class QuestionAnsweringTask(FineTuningTask):
         if "start_positions" not in labels:
             return
         start_accuracy, end_accuracy = metrics
-        start_accuracy.update_state(labels["start_positions"], outputs["start_logits"])
-        end_accuracy.update_state(labels["end_positions"], outputs["end_logits"])
+        start, end = self.head.metric_outputs
+        start_accuracy.update_state(labels["start_positions"], outputs[start])
+        end_accuracy.update_state(labels["end_positions"], outputs[end])
 
     def predictions(self, raw):
         """`SquadPredictions` of the predict split from what `Trainer.predict`
-        gathered: {unique_ids, start_logits, end_logits} (worked out once for
+        gathered: `unique_ids` and the model's outputs (worked out once for
         evaluation and prediction)."""
         if self._answers[0] is raw:
             return self._answers[1]
-        results = {int(uid): (start, end) for uid, start, end in zip(
-            raw["unique_ids"], np.asarray(raw["start_logits"], np.float32).tolist(),
-            np.asarray(raw["end_logits"], np.float32).tolist())}
         split = self.split("predict")
-        self._answers = (raw, postprocess(split.examples, split.features, results,
-                                          self.config.postprocess))
+        self._answers = (raw, self.head.answers(split.examples, split.features, raw,
+                                                self.config.postprocess))
         return self._answers[1]
 
     def score(self, squad_predictions):
         """Official EM/F1 (v2.0: with HasAns/NoAns splits and the best null
-        threshold from the null odds) against the predict file's answers."""
+        threshold from the null odds, answering "" past the head's
+        `na_prob_thresh`) against the predict file's answers."""
         articles = self.split("predict").squad_file.articles
         if self.config.version_2_with_negative:
             return squad_v2_scores(articles, squad_predictions.predictions,
-                                   squad_predictions.null_odds)
+                                   squad_predictions.null_odds, self.head.na_prob_thresh)
         return squad_v1_scores(articles, squad_predictions.predictions)
 
     def evaluate(self, predictions):

@@ -269,9 +269,11 @@ def predict_example(example, features, windows, config):
     return text, nbest, null_odds
 
 
-def postprocess(examples, features, results, config):
+def postprocess(examples, features, results, config, predict=predict_example):
     """`SquadPredictions` for `examples` from `results` {unique_id: (start_logits,
-    end_logits)} of their `features`. A feature without a result is an error."""
+    end_logits)} of their `features`. A feature without a result is an error.
+    `predict` reads one example's results: `predict_example` for start/end
+    logits, `question_answering_beam.predict_example_beam` for XLNet's beam."""
     by_example = [[] for _ in examples]
     for feature in features:
         by_example[feature.example_index].append(feature)
@@ -281,7 +283,7 @@ def postprocess(examples, features, results, config):
         if missing:
             raise KeyError(f"no logits for feature(s) {missing[:5]} of question {example.qas_id}")
         windows = [results[f.unique_id] for f in example_features]
-        text, entries, odds = predict_example(example, example_features, windows, config)
+        text, entries, odds = predict(example, example_features, windows, config)
         predictions[example.qas_id] = text
         nbest[example.qas_id] = entries
         if odds is not None:

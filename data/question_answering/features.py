@@ -1,12 +1,23 @@
-"""SQuAD examples -> fixed-length model windows, as the original `run_squad.py`.
+"""SQuAD examples -> fixed-length model windows, as the original `run_squad.py`s.
 
-Each example becomes one or more windows `[CLS] question [SEP] doc piece... [SEP]`:
-the question is cut to `max_query_length` word pieces, and the context's word
-pieces are covered by windows of at most `max_seq_length - len(question) - 3`
-pieces whose starts are `doc_stride` apart. A piece seen in several windows
-is scored only in the window where it has the most context (`is_max_context`).
-Training windows carry the answer's start/end index, or 0/0 ([CLS]) when the
-answer is not inside the window or the question has none (v2.0).
+Each example becomes one or more windows: the question is cut to
+`max_query_length` pieces, and the context's pieces are covered by windows of
+at most `max_seq_length - len(question) - 3` pieces whose starts are
+`doc_stride` apart. A piece seen in several windows is scored only in the
+window where it has the most context (`is_max_context`). Training windows
+carry the answer's start/end index, or the null position's (`cls_index`) when
+the answer is not inside the window or the question has none (v2.0).
+
+The family's text side picks the layout (`WINDOW_LAYOUTS`): BERT's
+`[CLS] question [SEP] paragraph [SEP]` padded on the right, the null answer at
+[CLS] (position 0); XLNet's `paragraph <sep> question <sep> <cls>` as its
+original (the paragraph first: in pretraining the second segment is the
+shorter), padded on the left as our XLNet text side packs, so `<cls>` is
+last; relative attention makes the outputs of real tokens independent of where
+the padding sits. Context pieces are mapped to the reader's whitespace
+`doc_tokens`: BERT's are each word tokenized alone, as its original; XLNet's
+are the paragraph's pieces as its original tokenizes it, cut at word starts
+(`_ParagraphFirst.word_pieces`).
 
 One choice beyond the original: a context with no word pieces (empty, or only
 characters the tokenizer drops) still yields one window holding the question
@@ -21,7 +32,8 @@ import dataclasses
 
 import numpy as np
 
-from data.text.segments import pack_ids
+from data.text.families import as_text_side
+from data.text.xlnet_tokenizer import SPIECE_UNDERLINE
 
 FIRST_UNIQUE_ID = 1000000000
 
@@ -38,11 +50,16 @@ class DocSpan:
 class SquadFeature:
     """One window of one example.
 
-    `tokens` are the window's word pieces ([CLS], question, [SEP], context,
-    [SEP]); `token_to_orig_map[i]` is the context word (index into the
-    example's `doc_tokens`) of window position i, and `token_is_max_context[i]`
-    whether this window is the best one to score position i in. Only context
-    positions appear in either map.
+    `tokens` are the window's pieces by position in the family's layout (BERT:
+    [CLS], question, [SEP], context, [SEP], then padding left out; XLNet:
+    "<pad>" for its left padding, context, <sep>, question, <sep>, <cls>);
+    `token_to_orig_map[i]` is the context word (index into the example's
+    `doc_tokens`) of window position i, and `token_is_max_context[i]` whether
+    this window is the best one to score position i in. Only context positions
+    appear in either map. `p_mask` is 1.0 where no answer may start or end
+    (question, separators, padding), 0.0 on context pieces and at `cls_index`,
+    the null answer's position. `is_impossible`: the window holds no answer
+    (training: the question has none, or it lies outside the window).
     """
 
     unique_id: int
@@ -54,6 +71,8 @@ class SquadFeature:
     input_word_ids: np.ndarray
     input_mask: np.ndarray
     input_type_ids: np.ndarray
+    p_mask: np.ndarray = None
+    cls_index: int = 0
     start_position: int = None
     end_position: int = None
     is_impossible: bool = False
@@ -105,22 +124,87 @@ def improve_answer_span(doc_pieces, start, end, tokenizer, answer_text):
     return start, end
 
 
-class _ContextPieces:
-    """Word pieces of one context, cached because questions share contexts."""
+class _QuestionFirst:
+    """BERT: `[CLS] question [SEP] paragraph [SEP]`, padded on the right."""
 
-    def __init__(self, tokenizer):
+    @staticmethod
+    def word_pieces(tokenizer, example):
+        """Each of `doc_tokens` tokenized alone, as the original."""
+        return [tokenizer.tokenize(word) for word in example.doc_tokens]
+
+    @staticmethod
+    def ids(text, pieces):
+        return text.vocab.ids(pieces)
+
+    @staticmethod
+    def pack(text, query_ids, doc_ids, max_seq_length):
+        """(input_word_ids, input_mask, input_type_ids, doc_offset, cls_index)."""
+        return (*text.pack(query_ids, doc_ids, max_seq_length), len(query_ids) + 2, 0)
+
+    @staticmethod
+    def tokens(query, doc, doc_offset):
+        """The window's pieces by position, up to the padding."""
+        return ["[CLS]", *query, "[SEP]", *doc, "[SEP]"]
+
+
+class _ParagraphFirst:
+    """XLNet: `paragraph <sep> question <sep> <cls>`, padded on the left."""
+
+    @staticmethod
+    def word_pieces(tokenizer, example):
+        """The paragraph's pieces, as the original tokenizes it, cut into the
+        `doc_tokens` words at each word-start piece. SentencePiece pieces never
+        cross whitespace, but on a tie between two segmentations of a word its
+        choice can depend on the text before, so the word alone may differ.
+        When the word starts do not match the words (a character that is
+        whitespace to the tokenizer but not to the reader, a word tokenized to
+        nothing), each word is tokenized alone."""
+        groups = []
+        for piece in tokenizer.tokenize(example.context):
+            if piece.startswith(SPIECE_UNDERLINE) or not groups:
+                groups.append([])
+            groups[-1].append(piece)
+        if len(groups) == len(example.doc_tokens):
+            return groups
+        return [tokenizer.tokenize(word) for word in example.doc_tokens]
+
+    @staticmethod
+    def ids(text, pieces):
+        return [text.tokenizer.sp.piece_to_id(p) for p in pieces]
+
+    @staticmethod
+    def pack(text, query_ids, doc_ids, max_seq_length):
+        word_ids, mask, type_ids = text.pack(doc_ids, query_ids, max_seq_length)
+        return word_ids, mask, type_ids, max_seq_length - int(mask.sum()), max_seq_length - 1
+
+    @staticmethod
+    def tokens(query, doc, doc_offset):
+        """The window's pieces by position, padding first (an empty question has
+        no second `<sep>`, as `pack` packs it)."""
+        return ["<pad>"] * doc_offset + [*doc, "<sep>", *query] + ["<sep>"] * bool(query) + ["<cls>"]
+
+
+WINDOW_LAYOUTS = {"bert": _QuestionFirst, "xlnet": _ParagraphFirst}
+
+
+class _ContextPieces:
+    """Pieces of one context, cached because questions share contexts."""
+
+    def __init__(self, tokenizer, layout):
         self.tokenizer = tokenizer
+        self.layout = layout
         self._key = None
 
-    def __call__(self, doc_tokens):
-        if doc_tokens != self._key:
+    def __call__(self, example):
+        if (example.context, example.doc_tokens) != self._key:
             piece_to_word, word_to_piece, pieces = [], [], []
-            for w, word in enumerate(doc_tokens):
+            for w, word_pieces in enumerate(self.layout.word_pieces(self.tokenizer, example)):
                 word_to_piece.append(len(pieces))
-                for piece in self.tokenizer.tokenize(word):
+                for piece in word_pieces:
                     piece_to_word.append(w)
                     pieces.append(piece)
-            self._key, self._value = doc_tokens, (pieces, piece_to_word, word_to_piece)
+            self._key = example.context, example.doc_tokens
+            self._value = pieces, piece_to_word, word_to_piece
         return self._value
 
 
@@ -133,37 +217,42 @@ def check_lengths(max_seq_length, max_query_length, doc_stride):
         raise ValueError(f"doc_stride must be >= 1, got {doc_stride}")
 
 
-def convert_examples_to_features(examples, tokenizer, max_seq_length, doc_stride,
+def convert_examples_to_features(examples, text, max_seq_length, doc_stride,
                                  max_query_length, is_training, first_unique_id=FIRST_UNIQUE_ID):
-    """List of `SquadFeature` for `examples`, unique ids counting up from `first_unique_id`."""
+    """List of `SquadFeature` for `examples`, unique ids counting up from
+    `first_unique_id`; `text` is a `TextSide` (or BERT's `FullTokenizer`)."""
     check_lengths(max_seq_length, max_query_length, doc_stride)
-    vocab = tokenizer.vocab
-    context_pieces = _ContextPieces(tokenizer)
+    text = as_text_side(text)
+    layout = WINDOW_LAYOUTS[text.family]
+    tokenizer = text.tokenizer
+    context_pieces = _ContextPieces(tokenizer, layout)
     features, unique_id = [], first_unique_id
     for example_index, example in enumerate(examples):
         query = tokenizer.tokenize(example.question_text)[:max_query_length]
-        pieces, piece_to_word, word_to_piece = context_pieces(example.doc_tokens)
+        pieces, piece_to_word, word_to_piece = context_pieces(example)
         answer = _answer_pieces(example, pieces, word_to_piece, tokenizer) if is_training else None
         spans = doc_spans(len(pieces), max_seq_length - len(query) - 3, doc_stride)
-        doc_offset = len(query) + 2
-        query_ids = vocab.ids(query)
+        query_ids = layout.ids(text, query)
         for span_index, span in enumerate(spans):
             positions = range(span.start, span.start + span.length)
-            word_ids, mask, type_ids = pack_ids(
-                query_ids, vocab.ids(pieces[span.start:span.start + span.length]),
-                max_seq_length, vocab.cls_id, vocab.sep_id, vocab.pad_id)
+            window_pieces = pieces[span.start:span.start + span.length]
+            word_ids, mask, type_ids, doc_offset, cls_index = layout.pack(
+                text, query_ids, layout.ids(text, window_pieces), max_seq_length)
+            p_mask = np.ones(max_seq_length, np.float32)
+            p_mask[doc_offset:doc_offset + span.length] = 0.0
+            p_mask[cls_index] = 0.0
             feature = SquadFeature(
                 unique_id=unique_id, example_index=example_index, doc_span_index=span_index,
-                tokens=["[CLS]", *query, "[SEP]", *pieces[span.start:span.start + span.length],
-                        "[SEP]"],
+                tokens=layout.tokens(query, window_pieces, doc_offset),
                 token_to_orig_map={doc_offset + i: piece_to_word[p] for i, p in enumerate(positions)},
                 token_is_max_context={doc_offset + i: is_max_context(spans, span_index, p)
                                       for i, p in enumerate(positions)},
                 input_word_ids=word_ids, input_mask=mask, input_type_ids=type_ids,
-                is_impossible=example.is_impossible)
+                p_mask=p_mask, cls_index=cls_index, is_impossible=example.is_impossible)
             if is_training:
-                feature.start_position, feature.end_position = _window_positions(
-                    answer, span, doc_offset)
+                window = _window_positions(answer, span, doc_offset)
+                feature.is_impossible = window is None
+                feature.start_position, feature.end_position = window or (cls_index, cls_index)
             features.append(feature)
             unique_id += 1
     return features
@@ -182,11 +271,11 @@ def _answer_pieces(example, pieces, word_to_piece, tokenizer):
 
 
 def _window_positions(answer, span, doc_offset):
-    """Window indices of the answer's first and last piece; (0, 0) when the
+    """Window indices of the answer's first and last piece; None when the
     window does not hold the whole answer, or there is none."""
     if answer is None:
-        return 0, 0
+        return None
     start, end = answer
     if start > end or start < span.start or end > span.start + span.length - 1:
-        return 0, 0
+        return None
     return start - span.start + doc_offset, end - span.start + doc_offset

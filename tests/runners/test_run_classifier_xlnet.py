@@ -2,8 +2,7 @@
 checkpoint with `xlnet_config.json` and `spiece.model` beside it picks the
 family and the vocabulary; a custom TSV trains, eval_results.txt is BERT's, and
 the SavedModel serves raw text as the trained model scores Python's features.
-A vocabulary of the other family is refused naming both files; question
-answering, which needs WordPiece's words, stops naming the task."""
+A vocabulary of the other family is refused naming both files."""
 
 import json
 import os
@@ -102,11 +101,3 @@ def test_the_family_picks_the_vocabulary_beside_the_checkpoint(xlnet_release, tm
     shutil.copy(uncased_vocab_file, directory / "vocab.txt")
     vocab_file, config = resolve_model_files(init_checkpoint=str(directory / "xlnet_model.ckpt"))
     assert vocab_file == str(directory / "spiece.model") and config == CONFIG
-
-
-def test_run_squad_stops_naming_the_task(xlnet_release, tmp_path):
-    done = run("run_squad.py", f"--init_checkpoint={xlnet_release}", "--do_predict",
-               "--predict_file=unused.json", f"--output_dir={tmp_path / 'out'}")
-    assert done.returncode != 0
-    assert ("the question answering task needs the words and offsets of WordPiece's basic "
-            "tokenizer") in done.stderr

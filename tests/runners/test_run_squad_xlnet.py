@@ -1,0 +1,87 @@
+"""run_squad.py on XLNet from its command line alone: an XLNet-tiny checkpoint in
+the original layout with `xlnet_config.json` and `spiece.model` beside it trains
+the SQuAD 2.0 head from scratch and writes BERT's files, XLNet's n-best keys,
+and scores every question, and export_meta.json rebuilds the trained model; the
+SQuAD SavedModel is refused before training."""
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+from checkpoints.loader import load_into
+from data.question_answering.squad_reader import read_squad_file
+from export.export_model import build_task_model
+from tasks.export_meta import read_export_meta
+from tests.conftest import ROOT
+from tests.xlnet_squad import write_squad_v2
+
+ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
+
+
+def run_squad(*argv):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "run_squad.py"), *argv], cwd=ROOT,
+                          env=ENV, capture_output=True, text=True, timeout=600)
+
+
+def test_trains_and_predicts_squad_v2(xlnet_release, tmp_path):
+    squad_file = write_squad_v2(tmp_path / "houses-v2.json")
+    output_dir = tmp_path / "out"
+    done = run_squad(f"--init_checkpoint={xlnet_release}", "--do_train",
+                     f"--train_file={squad_file}", "--do_predict", f"--predict_file={squad_file}",
+                     "--version_2_with_negative", "--max_seq_length=48", "--doc_stride=16",
+                     "--max_query_length=16", "--train_batch_size=4", "--num_train_epochs=2",
+                     "--learning_rate=1e-3", "--n_best_size=5", "--start_n_top=3",
+                     "--end_n_top=2", f"--output_dir={output_dir}")
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    contexts = {e.qas_id: e.context for e in read_squad_file(squad_file, False, True).examples}
+
+    def load(name):
+        with open(output_dir / name, encoding="utf-8") as f:
+            return json.load(f)
+
+    predictions, nbest, null_odds = (load("predictions.json"), load("nbest_predictions.json"),
+                                     load("null_odds.json"))
+    assert set(predictions) == set(nbest) == set(null_odds) == set(contexts)
+    for qid, text in predictions.items():
+        assert text in contexts[qid]
+        entries = nbest[qid]
+        assert 1 <= len(entries) <= 5
+        assert all(set(e) == {"text", "probability", "start_log_prob", "end_log_prob"}
+                   for e in entries)
+        assert sum(e["probability"] for e in entries) == pytest.approx(1.0)
+        scores = [e["start_log_prob"] + e["end_log_prob"] for e in entries]
+        assert scores == sorted(scores, reverse=True) and all(s <= 0 for s in scores)
+        assert all(e["text"] in contexts[qid] for e in entries)
+        assert text == next((e["text"] for e in entries if e["text"]), "")
+        assert math.isfinite(null_odds[qid])
+    results = load("eval_results.json")
+    assert results["total"] == 9 and results["HasAns_total"] == 6 and results["NoAns_total"] == 3
+    for key in ("exact", "f1", "best_exact", "best_f1"):
+        assert 0.0 <= results[key] <= 100.0
+    meta = load("export_meta.json")
+    assert meta["task"] == "squad" and meta["encoder_family"] == "xlnet"
+    assert meta["task_model"]["class_name"] == "XLNetSpanLabeler"
+    assert meta["task_model"]["config"]["start_n_top"] == 3
+    assert meta["do_lower_case"] is False  # XLNet's default, as the original's --uncased
+    assert os.path.isfile(output_dir / "spiece.model")
+    assert "squad/answer_class_dense_0/kernel" in done.stderr  # the head starts from scratch
+    # export_meta.json rebuilds the model, and the run's checkpoint fills every weight.
+    model = build_task_model(read_export_meta(str(output_dir)))
+    assert not load_into(model, str(output_dir)).missing
+
+
+def test_the_squad_saved_model_is_refused_before_training(xlnet_release, tmp_path):
+    squad_file = write_squad_v2(tmp_path / "houses-v2.json", num_paragraphs=1)
+    done = run_squad(f"--init_checkpoint={xlnet_release}", "--do_train",
+                     f"--train_file={squad_file}", "--version_2_with_negative",
+                     "--max_seq_length=48", "--max_query_length=16",
+                     f"--output_dir={tmp_path / 'out'}", f"--export_dir={tmp_path / 'serving'}")
+    assert done.returncode != 0
+    assert ("the SQuAD SavedModel (--export_dir) needs the words and offsets of WordPiece's "
+            "basic tokenizer; the xlnet text side has none") in done.stderr
+    assert not os.path.exists(tmp_path / "out" / "export_meta.json")
