@@ -82,6 +82,7 @@ class BeamReader:
 
     @staticmethod
     def candidates(outputs, windows, is_max_context, options, num_rows):
+        """(candidates, null odds float64 [batch]) of every row, unranked."""
         seq_length = tf.shape(windows.inputs["input_word_ids"], tf.int64)[1]
         candidates = beam.beam_candidates(outputs, windows, is_max_context, seq_length,
                                           options.max_answer_length)

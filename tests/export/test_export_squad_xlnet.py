@@ -3,7 +3,8 @@ tensorflow + tensorflow_text process: the served answers, null decisions and
 scores are the ones the Python pipeline (`features` -> model ->
 `tasks/question_answering_beam.py`) predicts for the same model and inputs,
 on contexts longer than one window, questions without an answer and hostile
-text."""
+text. Answers are cut inside words where `get_final_text` finds the pieces'
+text there, as in Python ("lorem ips" of "lorem ipsum")."""
 
 import base64
 import dataclasses
