@@ -31,6 +31,9 @@ class, `--start_n_top` x `--end_n_top` beam) starts from scratch:
 Its predictions are always the best span; `null_odds.json` holds the smallest
 answer-class logit over the windows, and `eval_results.json` answers "" where
 it exceeds `--null_score_diff_threshold` (and searches the best threshold).
+`--export_dir` writes the SQuAD SavedModel for either family (raw question and
+context in, answers out; `export/serving_question_answering.py`), which
+answers "" past the same threshold.
 """
 
 from absl import app, flags
