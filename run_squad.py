@@ -31,11 +31,13 @@ class, `--start_n_top` x `--end_n_top` beam) starts from scratch:
 Its predictions are always the best span; `null_odds.json` holds the smallest
 answer-class logit over the windows, and `eval_results.json` answers "" where
 it exceeds `--null_score_diff_threshold` (and searches the best threshold).
+`--export_dir` writes the SQuAD SavedModel for either family (raw question and
+context in, answers out; `export/serving_question_answering.py`), which
+answers "" past the same threshold.
 """
 
 from absl import app, flags
 
-from data.text.families import wordpiece_only
 from export.export_model import fine_tune_and_export
 from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
                                define_model_flags, define_text_flags, do_lower_case_from_flags,
@@ -89,8 +91,6 @@ def main(_):
         null_score_diff_threshold=FLAGS.null_score_diff_threshold,
         init_checkpoint=FLAGS.init_checkpoint, start_n_top=FLAGS.start_n_top,
         end_n_top=FLAGS.end_n_top, seed=FLAGS.seed))
-    if FLAGS.export_dir:  # before training, not after it
-        wordpiece_only(task.text_side, "the SQuAD SavedModel (--export_dir)")
     # --do_eval also writes the predictions; --do_predict also scores them when it can.
     predict = FLAGS.do_predict or FLAGS.do_eval
     fine_tune_and_export(task, options, settings_from_flags(

@@ -7,6 +7,7 @@ the basic tokenization of the words it covers) and the null threshold.
 
 import collections
 
+import numpy as np
 import tensorflow as tf
 
 _SPACE = 32
@@ -14,7 +15,14 @@ _SPACE = 32
 Candidates = collections.namedtuple(
     "Candidates", "rows windows starts ends start_logits end_logits scores is_null")
 Candidates.__doc__ = """Flat over the batch, in the Python post-processing's order
-within each row; `starts`/`ends` are window positions (0, 0 for the null answer)."""
+within each row; `starts`/`ends` are window positions (0, 0 for the null answer).
+XLNet's beam fills `start_logits`/`end_logits` with its log-probabilities."""
+
+Choice = collections.namedtuple("Choice", "answered chosen score probability null_odds")
+Choice.__doc__ = """Each row's answer among its n-best entries: `answered` bool, `chosen`
+int64 (an index into the kept n-best list; `n_best_size` is BERT's extra null
+entry), `score` and `probability` float64 of that entry, `null_odds` float64
+(None for v1.1)."""
 
 
 def window_candidates(start_logits, end_logits, windows, is_max_context, n_best_size,
@@ -24,20 +32,10 @@ def window_candidates(start_logits, end_logits, windows, is_max_context, n_best_
     k = tf.minimum(tf.cast(n_best_size, tf.int64), seq_length)
     best_starts = tf.cast(tf.math.top_k(start_logits, tf.cast(k, tf.int32)).indices, tf.int64)
     best_ends = tf.cast(tf.math.top_k(end_logits, tf.cast(k, tf.int32)).indices, tf.int64)
-    doc_offset = windows.query_lengths + 2
-    doc_end = doc_offset + windows.lengths
-    # Max-context flags at window positions (context pieces start at doc_offset).
-    at = tf.stack([is_max_context.value_rowids(),
-                   tf.gather(doc_offset, is_max_context.value_rowids())
-                   + _index_in_row(is_max_context)], 1)
-    dense_max = tf.scatter_nd(at, is_max_context.flat_values,
-                              tf.stack([tf.size(windows.rows, tf.int64), seq_length]))
-
-    def in_context(positions):
-        return (positions >= doc_offset[:, None]) & (positions < doc_end[:, None])
-
-    starts_ok = in_context(best_starts) & tf.gather(dense_max, best_starts, batch_dims=1)
-    ends_ok = in_context(best_ends)
+    dense_max = max_context_at_positions(windows, is_max_context, seq_length)
+    starts_ok = (in_context(windows, best_starts)
+                 & tf.gather(dense_max, best_starts, batch_dims=1))
+    ends_ok = in_context(windows, best_ends)
     s, e = best_starts[:, :, None], best_ends[:, None, :]
     valid = (starts_ok[:, :, None] & ends_ok[:, None, :] & (e >= s)
              & (e - s + 1 <= max_answer_length))
@@ -50,6 +48,22 @@ def window_candidates(start_logits, end_logits, windows, is_max_context, n_best_
     return Candidates(tf.gather(windows.rows, window), window, start, end, start_logit, end_logit,
                       tf.cast(start_logit, tf.float64) + tf.cast(end_logit, tf.float64),
                       tf.zeros_like(window, tf.bool))
+
+
+def max_context_at_positions(windows, is_max_context, seq_length):
+    """The max-context flags (ragged [windows, (lengths)]) at window positions:
+    bool [windows, seq_length], false outside the context."""
+    at = tf.stack([is_max_context.value_rowids(),
+                   tf.gather(windows.doc_offsets, is_max_context.value_rowids())
+                   + _index_in_row(is_max_context)], 1)
+    return tf.scatter_nd(at, is_max_context.flat_values,
+                         tf.stack([tf.size(windows.rows, tf.int64), seq_length]))
+
+
+def in_context(windows, positions):
+    """Whether window positions [windows, k] hold context pieces."""
+    doc_offset = windows.doc_offsets[:, None]
+    return (positions >= doc_offset) & (positions < doc_offset + windows.lengths[:, None])
 
 
 def null_candidates(start_logits, end_logits, windows, num_rows):
@@ -143,3 +157,62 @@ def final_text_spans(tok_texts, pred_texts, orig_texts):
 def _index_in_row(ragged):
     return tf.range(tf.size(ragged.value_rowids(), tf.int64)) - tf.gather(
         ragged.row_splits, ragged.value_rowids())
+
+
+def choose_answers(candidates, null, kept, count, kept_spans, options):
+    """`predict_example`'s choice among each row's n-best entries (`kept` [batch,
+    n_best] indices into `candidates`, `count` of them, their `kept_spans`):
+    a `Choice`; `null` are the rows' null candidates."""
+    n_best = options.n_best_size
+    valid = tf.range(n_best, dtype=tf.int64)[None, :] < count[:, None]
+    safe = tf.where(valid, kept, tf.zeros_like(kept))
+    kept_null = tf.gather(candidates.is_null, safe) & valid
+    start_logit = tf.where(valid, tf.cast(tf.gather(candidates.start_logits, safe), tf.float64), 0.)
+    end_logit = tf.where(valid, tf.cast(tf.gather(candidates.end_logits, safe), tf.float64), 0.)
+    has_text = valid & (kept_spans.ends > kept_spans.starts)
+    entries_valid = valid
+    if options.version_2_with_negative:
+        # The null answer joins the entries when the n-best list left it out.
+        extra = ~tf.reduce_any(kept_null, axis=1)
+        start_logit = tf.concat([start_logit, tf.cast(null.start_logits, tf.float64)[:, None]], 1)
+        end_logit = tf.concat([end_logit, tf.cast(null.end_logits, tf.float64)[:, None]], 1)
+        entries_valid = tf.concat([valid, extra[:, None]], 1)
+        has_text = tf.concat([has_text, tf.zeros_like(extra)[:, None]], 1)
+    else:
+        # No candidate at all: one empty entry with logits 0.
+        entries_valid = entries_valid | ((count == 0)[:, None] & tf.equal(
+            tf.range(n_best, dtype=tf.int64)[None, :], 0))
+    scores = start_logit + end_logit
+    probabilities = softmax(scores, entries_valid)
+
+    first_text = tf.argmax(tf.cast(has_text, tf.int32), axis=1, output_type=tf.int64)
+    found = tf.reduce_any(has_text, axis=1)
+    null_odds = None
+    if options.version_2_with_negative:
+        chosen = first_text
+        null_odds = tf.where(found, null.scores - tf.gather(start_logit, chosen, batch_dims=1)
+                             - tf.gather(end_logit, chosen, batch_dims=1), null.scores)
+        answered = found & (null_odds <= options.null_score_diff_threshold)
+        null_index = tf.where(extra, tf.cast(n_best, tf.int64), tf.argmax(
+            tf.cast(kept_null, tf.int32), axis=1, output_type=tf.int64))
+        chosen = tf.where(answered, chosen, null_index)
+    else:
+        chosen = tf.zeros_like(count)
+        answered = has_text[:, 0]
+    return Choice(answered, chosen, tf.gather(scores, chosen, batch_dims=1),
+                  tf.gather(probabilities, chosen, batch_dims=1), null_odds)
+
+
+def softmax(scores, valid):
+    """`softmax` of each row's valid entries of float64 `scores` [batch, n] (0 elsewhere)."""
+    top = tf.reduce_max(tf.where(valid, scores, -np.inf), axis=1, keepdims=True)
+    exps = tf.where(valid, tf.exp(scores - top), 0.)
+    return exps / tf.reduce_sum(exps, axis=1, keepdims=True)
+
+
+def piece_text(pieces):
+    """`piece_text` of string pieces [n, (pieces)]: "new ##ton 's" -> "newton 's",
+    whitespace collapsed."""
+    joined = tf.strings.reduce_join(pieces, axis=1, separator=" ")
+    text = tf.strings.regex_replace(tf.strings.regex_replace(joined, " ##", ""), "##", "")
+    return tf.strings.strip(tf.strings.regex_replace(text, " +", " "))

@@ -2,14 +2,14 @@
 `data/question_answering/squad_reader.py` and `data/question_answering/features.py` make them in Python.
 
 Everything is batched: a request of (question, context) rows becomes flat
-tensors over all rows' words, pieces and windows, with the row of each.
+tensors over all rows' words, pieces and windows, with the row of each. The
+window layouts are `features.WINDOW_LAYOUTS`' in the graph: `QuestionFirst`
+(BERT) and `ParagraphFirst` (XLNet).
 """
 
 import collections
 
 import tensorflow as tf
-
-from data.text.graph_segments import pack_segments
 
 # The original reader's word separators (`data.question_answering.squad_reader._SQUAD_WHITESPACE`).
 SQUAD_WHITESPACE = (0x20, 0x09, 0x0D, 0x0A, 0x202F)
@@ -19,10 +19,11 @@ DocWords.__doc__ = """Context words, flat over the batch: `strings`, their batch
 their first character's index in the context and length in characters, and
 `row_splits` of words per row (int64)."""
 
-Windows = collections.namedtuple("Windows", "rows starts lengths query_lengths inputs")
+Windows = collections.namedtuple("Windows", "rows starts lengths doc_offsets inputs")
 Windows.__doc__ = """Model windows, flat over the batch: their `rows`, first context piece
 (`starts`, within the row's pieces), number of context pieces (`lengths`),
-the row's question pieces (`query_lengths`) and the packed encoder `inputs`."""
+the window position of the first context piece (`doc_offsets`) and the packed
+encoder `inputs`."""
 
 
 def split_doc_words(contexts):
@@ -77,14 +78,41 @@ def max_context(windows, context_pieces):
     return offsets.with_flat_values(tf.equal(tf.gather(first, piece), window))
 
 
-def build_windows(query_pieces, context_pieces, max_seq_length, doc_stride, special):
-    """Packs [CLS] question [SEP] context window [SEP] for every window of every row.
-    `query_pieces` (already cut to max_query_length) and `context_pieces` are
-    int32 ragged [batch, (pieces)]."""
+class QuestionFirst:
+    """BERT: `[CLS] question [SEP] paragraph [SEP]`, padded on the right."""
+
+    @staticmethod
+    def pack(text_side, query_pieces, window_pieces, seq_length):
+        return text_side.pack_graph([query_pieces, window_pieces], seq_length)
+
+    @staticmethod
+    def doc_offsets(query_lengths, lengths, seq_length):
+        return query_lengths + 2
+
+
+class ParagraphFirst:
+    """XLNet: `paragraph <sep> question <sep> <cls>`, padded on the left (an
+    empty question packs no second `<sep>`); `<cls>` is the last position."""
+
+    @staticmethod
+    def pack(text_side, query_pieces, window_pieces, seq_length):
+        return text_side.pack_graph([window_pieces, query_pieces], seq_length)
+
+    @staticmethod
+    def doc_offsets(query_lengths, lengths, seq_length):
+        return seq_length - lengths - query_lengths - 2 - tf.cast(query_lengths > 0, tf.int64)
+
+
+def build_windows(query_pieces, context_pieces, max_seq_length, doc_stride, text_side, layout):
+    """Packs every window of every row in `layout` (`QuestionFirst`,
+    `ParagraphFirst`) with `text_side.pack_graph`. `query_pieces` (already
+    cut to max_query_length) and `context_pieces` are int32 ragged [batch, (pieces)]."""
     query_lengths = query_pieces.row_lengths()
     rows, starts, lengths = plan_windows(query_lengths, context_pieces.row_lengths(),
                                          max_seq_length, doc_stride)
     base = tf.gather(context_pieces.row_splits, rows) + starts
     window_pieces = tf.gather(context_pieces.flat_values, tf.ragged.range(base, base + lengths))
-    inputs = pack_segments([tf.gather(query_pieces, rows), window_pieces], max_seq_length, special)
-    return Windows(rows, starts, lengths, tf.gather(query_lengths, rows), inputs)
+    window_queries = tf.gather(query_pieces, rows)
+    inputs = layout.pack(text_side, window_queries, window_pieces, max_seq_length)
+    doc_offsets = layout.doc_offsets(tf.gather(query_lengths, rows), lengths, max_seq_length)
+    return Windows(rows, starts, lengths, doc_offsets, inputs)

@@ -31,10 +31,3 @@ def as_text_side(text):
         return WordPieceText(text, text.vocab.path)
     raise TypeError(f"expected a TextSide or a FullTokenizer, got {type(text).__name__}")
 
-
-def wordpiece_only(text_side, what):
-    """Raises unless `text_side` is WordPiece's: `what` aligns pieces with the
-    words (and character offsets) of its basic tokenizer, which other families lack."""
-    if not isinstance(text_side, WordPieceText):
-        raise ValueError(f"{what} needs the words and offsets of WordPiece's basic tokenizer; "
-                         f"the {text_side.family} text side has none")

@@ -191,7 +191,17 @@ class GraphXLNetTokenizer(tf.Module):
     @tf.function(input_signature=[_TEXTS])
     def tokenize(self, texts):
         """Ragged int32 ids of raw `texts`: preprocess, encode_pieces, piece -> id."""
-        return self._sp.string_to_id(self.encode_pieces(self.preprocess(texts)))
+        return self.piece_ids(self.tokenize_pieces(texts))
+
+    @tf.function(input_signature=[_TEXTS])
+    def tokenize_pieces(self, texts):
+        """Ragged pieces of raw `texts` as `XLNetTokenizer.tokenize` gives them
+        (an unknown character as it is written, where its id is `<unk>`'s)."""
+        return self.encode_pieces(self.preprocess(texts))
+
+    def piece_ids(self, pieces):
+        """Ids of string pieces (ragged or not)."""
+        return self._sp.string_to_id(pieces)
 
     @tf.function(input_signature=[_TEXTS])
     def tokenize_with_offsets(self, texts):

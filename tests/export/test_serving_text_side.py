@@ -14,7 +14,6 @@ import tensorflow as tf
 from data.text.families import text_side_for
 from export.serving_classification import save_classification
 from export.serving_multiple_choice import save_multiple_choice
-from export.serving_question_answering import QuestionAnsweringOptions, save_question_answering
 from tests.spiece_model import learn_spiece_model
 
 SEQ_LENGTH = 16
@@ -88,9 +87,3 @@ def test_multiple_choice_serves_xlnet_text(xlnet_text, tmp_path):
     np.testing.assert_allclose(served["probabilities"].numpy(),
                                tf.nn.softmax(expected).numpy(), rtol=1e-6, atol=1e-7)
 
-
-def test_question_answering_serving_needs_wordpiece(xlnet_text, tmp_path):
-    model = stand_in_model(3)
-    options = QuestionAnsweringOptions(SEQ_LENGTH, 8, 4, 5, 10, False, 0.0)
-    with pytest.raises(ValueError, match="the xlnet text side has none"):
-        save_question_answering(str(tmp_path / "qa"), model, xlnet_text, options)

@@ -1,8 +1,8 @@
 """run_squad.py on XLNet from its command line alone: an XLNet-tiny checkpoint in
 the original layout with `xlnet_config.json` and `spiece.model` beside it trains
 the SQuAD 2.0 head from scratch and writes BERT's files, XLNet's n-best keys,
-and scores every question, and export_meta.json rebuilds the trained model; the
-SQuAD SavedModel is refused before training."""
+and scores every question, and export_meta.json rebuilds the trained model; with --export_dir the
+SQuAD SavedModel serves the same answers."""
 
 import json
 import math
@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+import tensorflow as tf
 
 from checkpoints.loader import load_into
 from data.question_answering.squad_reader import read_squad_file
@@ -19,6 +20,7 @@ from tasks.export_meta import read_export_meta
 from tests.conftest import ROOT
 from tests.xlnet_squad import write_squad_v2
 
+THRESHOLD = 100.0
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
 
 
@@ -75,13 +77,38 @@ def test_trains_and_predicts_squad_v2(xlnet_release, tmp_path):
     assert not load_into(model, str(output_dir)).missing
 
 
-def test_the_squad_saved_model_is_refused_before_training(xlnet_release, tmp_path):
-    squad_file = write_squad_v2(tmp_path / "houses-v2.json", num_paragraphs=1)
+def test_exports_a_saved_model_that_serves_the_predictions(xlnet_release, tmp_path):
+    """The SavedModel of --export_dir answers the predict file's questions as
+    predictions.json and null_odds.json do. The briefly trained answer class
+    gives every question about the same null odds, so the threshold is set far
+    above them: every question is answered (the export tests cover "")."""
+    squad_file = write_squad_v2(tmp_path / "houses-v2.json")
+    output_dir, export_dir = tmp_path / "out", tmp_path / "serving" / "1"
     done = run_squad(f"--init_checkpoint={xlnet_release}", "--do_train",
-                     f"--train_file={squad_file}", "--version_2_with_negative",
-                     "--max_seq_length=48", "--max_query_length=16",
-                     f"--output_dir={tmp_path / 'out'}", f"--export_dir={tmp_path / 'serving'}")
-    assert done.returncode != 0
-    assert ("the SQuAD SavedModel (--export_dir) needs the words and offsets of WordPiece's "
-            "basic tokenizer; the xlnet text side has none") in done.stderr
-    assert not os.path.exists(tmp_path / "out" / "export_meta.json")
+                     f"--train_file={squad_file}", "--do_predict", f"--predict_file={squad_file}",
+                     "--version_2_with_negative", "--max_seq_length=48", "--doc_stride=16",
+                     "--max_query_length=16", "--train_batch_size=4", "--num_train_epochs=2",
+                     "--learning_rate=1e-3", "--n_best_size=5", "--start_n_top=3",
+                     "--end_n_top=2", f"--null_score_diff_threshold={THRESHOLD}",
+                     "--mixed_precision=none", f"--output_dir={output_dir}",
+                     f"--export_dir={export_dir}")
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    def load(name):
+        with open(output_dir / name, encoding="utf-8") as f:
+            return json.load(f)
+
+    predictions, null_odds = load("predictions.json"), load("null_odds.json")
+    examples = read_squad_file(squad_file, False, True).examples
+    served = tf.saved_model.load(str(export_dir)).signatures["serving_default"](
+        question=tf.constant([e.question_text for e in examples]),
+        context=tf.constant([e.context for e in examples]))
+    answered = 0
+    for i, example in enumerate(examples):
+        qid = example.qas_id
+        expected = predictions[qid] if null_odds[qid] <= THRESHOLD else ""
+        assert served["answer_text"].numpy()[i].decode("utf-8") == expected, qid
+        assert served["has_answer"].numpy()[i] == bool(expected)
+        assert served["null_odds"].numpy()[i] == pytest.approx(null_odds[qid], abs=1e-4)
+        answered += bool(expected)
+    assert answered == len(examples)
