@@ -17,15 +17,20 @@ from modeling.xlnet.config import XLNetConfig
 from tasks.xlnet_pretraining import XLNetPretrainingTask
 from utils.files import atomic_write_text
 
-flags.DEFINE_string("train_file", None, "Training records (the frequencies).")
-flags.DEFINE_string("held_out_file", None, "Held-out records (the targets scored).")
-flags.DEFINE_string("xlnet_config_file", None, "The model's xlnet_config.json (n_token).")
-flags.DEFINE_integer("seq_len", 512, "The records' seq_len.")
-flags.DEFINE_integer("reuse_len", 256, "The records' reuse_len.")
-flags.DEFINE_integer("num_predict", 85, "The records' num_predict.")
-flags.DEFINE_string("output_file", None, "Where `unigram_loss = ...` lines are written.")
 FLAGS = flags.FLAGS
 _BATCH = 32
+
+
+def define_flags():
+    """Defined when run, not on import (tests import `unigram_scores` beside other flag owners)."""
+    flags.DEFINE_string("train_file", None, "Training records (the frequencies).")
+    flags.DEFINE_string("held_out_file", None, "Held-out records (the targets scored).")
+    flags.DEFINE_string("xlnet_config_file", None, "The model's xlnet_config.json (n_token).")
+    flags.DEFINE_integer("seq_len", 512, "The records' seq_len.")
+    flags.DEFINE_integer("reuse_len", 256, "The records' reuse_len.")
+    flags.DEFINE_integer("num_predict", 85, "The records' num_predict.")
+    flags.DEFINE_string("output_file", None, "Where `unigram_loss = ...` lines are written.")
+    flags.mark_flags_as_required(["train_file", "held_out_file", "xlnet_config_file", "output_file"])
 
 
 def targets(config, path):
@@ -58,5 +63,5 @@ def main(_):
 
 
 if __name__ == "__main__":
-    flags.mark_flags_as_required(["train_file", "held_out_file", "xlnet_config_file", "output_file"])
+    define_flags()
     app.run(main)

@@ -83,10 +83,10 @@ def _offsets_to_spans(texts, ids, begins, ends):
 
 def _pieces_with_spans(text_side, texts):
     """Per text: (ids, [(char_begin, char_end) or None]) of its pieces, in order:
-    from the graph tokenizer's offsets where it gives them (WordPiece), else the
-    Python ids with no spans."""
+    from the graph tokenizer's offsets where it gives them per piece (WordPiece),
+    else the Python ids with no spans (XLNet's offsets span whole words)."""
     tokenizer = text_side.graph_tokenizer()
-    if hasattr(tokenizer, "tokenize_with_offsets"):
+    if tokenizer.piece_offsets:
         return _offsets_to_spans(
             texts, *tokenizer.tokenize_with_offsets(tf.constant(texts, tf.string)))
     return [(ids, [None] * len(ids)) for ids in map(text_side.encode, texts)]

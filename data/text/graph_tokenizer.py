@@ -41,6 +41,7 @@ class GraphTokenizer(tf.Module):
     """
 
     resources = ()  # its tables are constants: a SavedModel need hold nothing for it
+    piece_offsets = True  # `tokenize_with_offsets` spans each piece's own characters
 
     def __init__(self, vocab, do_lower_case=True, preserve_unused_tokens=False, name=None):
         super().__init__(name=name)

@@ -126,6 +126,8 @@ class GraphXLNetTokenizer(tf.Module):
     >>> tok.tokenize(tf.constant(["In 2019, we"]))  # RaggedTensor of ids
     """
 
+    piece_offsets = False  # `tokenize_with_offsets` spans each piece's whole word
+
     def __init__(self, model_file, lower=False, remove_space=True, keep_accents=False, name=None):
         super().__init__(name=name)
         with tf.io.gfile.GFile(model_file, "rb") as f:
