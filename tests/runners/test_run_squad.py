@@ -10,7 +10,7 @@ import pytest
 
 from data.question_answering.squad_reader import read_squad_file
 from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, read_json
 from tests.tiny_config import TINY_CONFIG
 
 V2 = os.path.join(FIXTURES, "squad_v2_tiny.json")
@@ -34,8 +34,7 @@ def test_train_and_predict_write_well_formed_outputs(tmp_path, uncased_vocab_fil
     contexts = {e.qas_id: e.context for e in squad_file.examples}
 
     def load(name):
-        with open(output_dir / name, encoding="utf-8") as f:
-            return json.load(f)
+        return read_json(output_dir / name)
 
     predictions, nbest, null_odds = (load("predictions.json"), load("nbest_predictions.json"),
                                      load("null_odds.json"))

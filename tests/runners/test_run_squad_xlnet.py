@@ -4,7 +4,6 @@ the SQuAD 2.0 head from scratch and writes BERT's files, XLNet's n-best keys,
 and scores every question, and export_meta.json rebuilds the trained model; with --export_dir the
 SQuAD SavedModel serves the same answers."""
 
-import json
 import math
 import os
 import subprocess
@@ -17,7 +16,7 @@ from checkpoints.loader import load_into
 from data.question_answering.squad_reader import read_squad_file
 from export.export_model import build_task_model
 from tasks.export_meta import read_export_meta
-from tests.conftest import ROOT
+from tests.conftest import ROOT, read_json
 from tests.xlnet_squad import write_squad_v2
 
 THRESHOLD = 100.0
@@ -43,8 +42,7 @@ def test_trains_and_predicts_squad_v2(xlnet_release, tmp_path):
     contexts = {e.qas_id: e.context for e in read_squad_file(squad_file, False, True).examples}
 
     def load(name):
-        with open(output_dir / name, encoding="utf-8") as f:
-            return json.load(f)
+        return read_json(output_dir / name)
 
     predictions, nbest, null_odds = (load("predictions.json"), load("nbest_predictions.json"),
                                      load("null_odds.json"))
@@ -95,8 +93,7 @@ def test_exports_a_saved_model_that_serves_the_predictions(xlnet_release, tmp_pa
     assert done.returncode == 0, done.stderr[-3000:]
 
     def load(name):
-        with open(output_dir / name, encoding="utf-8") as f:
-            return json.load(f)
+        return read_json(output_dir / name)
 
     predictions, null_odds = load("predictions.json"), load("null_odds.json")
     examples = read_squad_file(squad_file, False, True).examples
