@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -57,11 +58,36 @@ def contender_parser(doc, contenders, batch, steps, repeats):
     return parser
 
 
-def cpu_default_contenders(contenders):
+# The libraries' own switches that make them compute as on a CPU without AVX-512
+# (so without native bf16): oneDNN (TensorFlow's and torch's), MKL, torch's ATen kernels.
+CPU_ISA_CAPS = {"native": {},
+                "avx2": {"ONEDNN_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2",
+                         "ATEN_CPU_CAPABILITY": "avx2"}}
+
+
+def add_cpu_isa_flag(parser):
+    parser.add_argument("--cpu_isa", default="native", choices=sorted(CPU_ISA_CAPS),
+                        help="avx2: every contender computes as on an AVX2-only CPU (the ISA caps "
+                             "of oneDNN, MKL and torch), to measure that host's case on this one.")
+
+
+def cap_cpu_isa(cpu_isa):
+    """Sets the ISA caps in this process's environment (its workers inherit them); describes them."""
+    os.environ.update(CPU_ISA_CAPS[cpu_isa])
+    caps = " ".join(f"{key}={value}" for key, value in CPU_ISA_CAPS[cpu_isa].items())
+    return f"ISA capped at {cpu_isa}: {caps}" if caps else "ISA: native"
+
+
+def cpu_default_contenders(contenders, cpu_isa="native"):
     """The bf16 contenders only where this CPU computes bf16 natively (`--mixed_precision=auto`'s rule)."""
     from tasks.precision import resolve
-    native = resolve("auto", device="cpu")[0] == "bf16"
+    native = cpu_isa == "native" and resolve("auto", device="cpu")[0] == "bf16"
     return tuple(name for name in contenders if native or "bf16" not in name)
+
+
+def chosen_cpu_contenders(args, default):
+    """`--contenders` if given, else `default` less the bf16 ones where bf16 is not native here."""
+    return args.contenders.split(",") if args.contenders else cpu_default_contenders(default, args.cpu_isa)
 
 
 def run_contenders(script, contenders, repeats, worker_args):

@@ -12,6 +12,8 @@ random token ids, repeats interleaved; the table shows median sequences/s, the
 min-max over processes, ratios to the Hugging Face figures, achieved TFLOP/s
 and peak RSS. By default the bf16 contenders run only where the CPU computes
 bf16 natively (AMX or AVX512_BF16), as `--mixed_precision=auto` would choose.
+`--cpu_isa=avx2` caps oneDNN, MKL and torch at AVX2 for every contender: an
+AVX2-only CPU's case measured on a newer one.
 """
 
 import json
@@ -22,7 +24,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from benchmarks.common import (contender_parser, cpu_default_contenders, host_description,  # noqa: E402
+from benchmarks.common import (add_cpu_isa_flag, cap_cpu_isa, chosen_cpu_contenders,  # noqa: E402
+                               contender_parser, host_description,
                                inference_flops_per_token, median, peak_rss_mb, print_table,
                                run_contenders, spread)
 
@@ -117,14 +120,16 @@ def worker(args):
 
 
 def main():
-    args = contender_parser(__doc__, cpu_default_contenders(DEFAULT), batch=32, steps=5,
-                            repeats=3).parse_args()
+    parser = contender_parser(__doc__, (), batch=32, steps=5, repeats=3)
+    add_cpu_isa_flag(parser)
+    args = parser.parse_args()
     if args.worker:
         return worker(args)
     from modeling import BertConfig
     config = BertConfig.from_preset(args.preset)
     print(host_description())
-    results = run_contenders(__file__, args.contenders.split(","), args.repeats, [
+    print(cap_cpu_isa(args.cpu_isa))
+    results = run_contenders(__file__, chosen_cpu_contenders(args, DEFAULT), args.repeats, [
         f"--preset={args.preset}", f"--batch={args.batch}", f"--seq={args.seq}", f"--steps={args.steps}"])
     flops_per_seq = inference_flops_per_token(config, args.seq) * args.seq
     rows, speed = [], {name: median(r["seq_per_s"] for r in runs) for name, runs in results.items()}

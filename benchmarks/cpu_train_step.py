@@ -10,7 +10,8 @@ loss and optimizer of `run_pretraining.py`), the peer `BertForPreTraining`
 Contenders: fp32, `_xla` (ours with `jit_compile`), `_no_onednn` (ours on
 TensorFlow's own kernels, TF_ENABLE_ONEDNN_OPTS=0), and `_bf16` (our
 `mixed_bfloat16`, torch bf16 autocast), the bf16 ones by default only where
-the CPU computes bf16 natively. Each runs in its own process, repeats
+the CPU computes bf16 natively; `--cpu_isa=avx2` computes as an AVX2-only
+CPU would. Each runs in its own process, repeats
 interleaved; the table shows the median over processes of each process's
 median step, the min-max over processes, the ratio to HF fp32 and peak RSS.
 """
@@ -24,7 +25,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from benchmarks.common import (contender_parser, cpu_default_contenders, host_description,  # noqa: E402
+from benchmarks.common import (add_cpu_isa_flag, cap_cpu_isa, chosen_cpu_contenders,  # noqa: E402
+                               contender_parser, host_description,
                                median, peak_rss_mb, print_table, run_contenders, spread)
 
 CONTENDERS = ("ours_fp32", "ours_fp32_xla", "ours_fp32_no_onednn", "ours_bf16", "hf_torch_fp32",
@@ -63,17 +65,19 @@ def worker(args):
 
 
 def main():
-    parser = contender_parser(__doc__, cpu_default_contenders(DEFAULT), batch=8, steps=3, repeats=3)
+    parser = contender_parser(__doc__, (), batch=8, steps=3, repeats=3)
+    add_cpu_isa_flag(parser)
     parser.add_argument("--predictions", type=int, default=20, help="Masked positions per sequence.")
     parser.add_argument("--warmup_steps", type=int, default=2, help="Untimed steps (tracing).")
     args = parser.parse_args()
     if args.worker:
         return worker(args)
-    contenders = args.contenders.split(",")
+    contenders = chosen_cpu_contenders(args, DEFAULT)
     unknown = set(contenders) - set(CONTENDERS)
     if unknown:
         parser.error(f"unknown contenders {sorted(unknown)}; known: {', '.join(CONTENDERS)}")
     print(host_description())
+    print(cap_cpu_isa(args.cpu_isa))
     passthrough = [f"--{k}={getattr(args, k)}" for k in
                    ("preset", "batch", "seq", "predictions", "steps", "warmup_steps")]
     results = run_contenders(__file__, contenders, args.repeats, passthrough)

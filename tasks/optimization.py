@@ -12,6 +12,8 @@ import re
 import keras
 from keras import ops
 
+from tasks.update_chain import UpdateChain
+
 OPTIMIZERS = ("adamw", "lamb")
 
 # Matched against `variable.path` like the original's list against TF1 names.
@@ -63,6 +65,7 @@ class _DecoupledWeightDecay(keras.optimizers.Optimizer):
         self.beta_2 = beta_2
         self.epsilon = epsilon
         self.aggregate_gradients = aggregate_gradients
+        self._update_chain = UpdateChain()
 
     def build(self, var_list):
         if self.built:
@@ -79,7 +82,15 @@ class _DecoupledWeightDecay(keras.optimizers.Optimizer):
         """Hook for layer-wise adaptation (LAMB); identity for AdamW."""
         return update
 
+    def apply(self, grads, trainable_variables=None):
+        self._update_chain = UpdateChain()  # a new graph each call: nothing to wait for yet
+        return super().apply(grads, trainable_variables)
+
     def update_step(self, gradient, variable, learning_rate):
+        with self._update_chain.link(variable):
+            self._update(gradient, variable, learning_rate)
+
+    def _update(self, gradient, variable, learning_rate):
         index = self._get_variable_index(variable)
         gradient = ops.cast(gradient, variable.dtype)
         m, v = self._momentums[index], self._velocities[index]

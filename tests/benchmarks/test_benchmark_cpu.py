@@ -22,6 +22,11 @@ def test_bf16_contenders_run_by_default_only_where_bf16_is_native(monkeypatch, f
     assert cpu_default_contenders(CONTENDERS) == expected
 
 
+def test_an_avx2_cap_leaves_the_bf16_contenders_out_on_any_host(monkeypatch):
+    monkeypatch.setattr(precision, "read_cpu_flags", lambda: frozenset({"avx2", "amx_bf16"}))
+    assert cpu_default_contenders(CONTENDERS, cpu_isa="avx2") == ("ours_fp32", "hf_torch_fp32")
+
+
 def test_cpu_train_step_compares_ours_with_hugging_face(tmp_path):
     script = os.path.join(ROOT, "benchmarks", "cpu_train_step.py")
     done = subprocess.run(

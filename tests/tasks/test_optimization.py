@@ -104,3 +104,40 @@ def test_clipping_uses_the_global_norm():
 def test_unknown_optimizer_is_rejected():
     with pytest.raises(ValueError, match="adamw"):
         OptimizerConfig(name="sgd")
+
+
+def _ancestors(op):
+    """Every op that `op` waits for, through data or control inputs."""
+    seen, stack = set(), [op]
+    while stack:
+        current = stack.pop()
+        for parent in [t.op for t in current.inputs] + list(current.control_inputs):
+            if parent not in seen:
+                seen.add(parent)
+                stack.append(parent)
+    return seen
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="TensorFlow graphs only")
+def test_in_a_graph_the_updates_match_the_reference_and_run_one_variable_after_another():
+    """Chained updates (tasks/update_chain.py): same arithmetic, and each variable's
+    write waits for the previous variable's, so one update's temporaries live at a time."""
+    import tensorflow as tf
+    model = small_model()
+    initial = [v.numpy() for v in model.trainable_variables]
+    grads = random_grads(model, 3)
+    optimizer = AdamWeightDecay(learning_rate=0.01)
+    optimizer.build(model.trainable_variables)
+    step = tf.function(lambda g: optimizer.apply(g, model.trainable_variables))
+    for step_grads in grads:
+        step([tf.constant(g) for g in step_grads])
+    decayed = [v.path.endswith("dense/kernel") for v in model.trainable_variables]
+    want = reference(initial, grads, 0.01, decayed)
+    for v, w in zip(model.trainable_variables, want):
+        np.testing.assert_allclose(v.numpy(), w, rtol=1e-5, atol=1e-6)
+
+    graph = step.get_concrete_function([tf.constant(g) for g in grads[0]]).graph
+    writes = [op for op in graph.get_operations() if op.type == "AssignSubVariableOp"]
+    assert len(writes) == len(model.trainable_variables)
+    for earlier, later in zip(writes, writes[1:]):
+        assert earlier in _ancestors(later), f"{later.name} does not wait for {earlier.name}"
