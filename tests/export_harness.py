@@ -1,6 +1,7 @@
 """Shared pieces of the export tests: a fresh interpreter that sees no project
 code, the hostile strings every text signature must survive, real sentences."""
 
+import dataclasses
 import json
 import os
 import shutil
@@ -14,9 +15,11 @@ import tensorflow as tf
 from checkpoints.loader import load_into
 from checkpoints.ours import save_weights
 from export.export_hub import export_hub
+from export.export_model import export_for_runner, export_model
 from export.hub_encoder import build_pretrainer
 from export.warmup import read_warmup_requests
 from modeling import BertConfig
+from tasks.export_meta import read_export_meta, write_export_meta
 from tests.conftest import FIXTURES, ROOT
 
 # A wider initialisation than BERT's 0.02 gives a random encoder features that
@@ -89,6 +92,22 @@ def check_squad_listing(report):
                      "probability"):
             assert f"['{name}']" in shown, (version, name)
         assert ("['has_answer']" in shown) == (version == "v2")
+
+
+def export_squad_version(model, meta, tmp, version, null_odds=None):
+    """Exports a SQuAD model as the runner would: v2.0 (with the Python pipeline's
+    `null_odds`) from a run's output_dir, its null threshold halfway between two
+    middle odds so that both outcomes occur and none is a near-tie; v1.1 with
+    `export_for_runner`. Returns the export dir and the threshold."""
+    if null_odds is None:
+        return export_for_runner(model, meta, str(tmp / version / "1")), 0.0
+    odds = sorted(null_odds)
+    threshold = (odds[len(odds) // 2 - 1] + odds[len(odds) // 2]) / 2
+    meta = dataclasses.replace(meta, squad={**meta.squad, "null_score_diff_threshold": threshold})
+    run_dir = str(tmp / "run")
+    save_weights(model, run_dir)
+    write_export_meta(run_dir, meta)
+    return export_model(read_export_meta(run_dir), str(tmp / version / "1"), run_dir), threshold
 
 
 def check_squad_warmup(export_dir):

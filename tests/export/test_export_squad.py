@@ -4,7 +4,6 @@ Python post-processing (`tasks/question_answering_answers.py`) predicts for the 
 model and inputs, on contexts longer than one window and on hostile text."""
 
 import base64
-import dataclasses
 import json
 import os
 
@@ -12,16 +11,15 @@ import keras
 import numpy as np
 import pytest
 
-from checkpoints.ours import save_weights
 from data.question_answering.features import convert_examples_to_features
 from data.question_answering.squad_reader import SquadExample, read_squad_file, split_words
 from data.text.tokenization import FullTokenizer
-from tasks.export_meta import ExportMeta, read_export_meta, write_export_meta
-from export.export_model import build_task_model, export_for_runner, export_model
+from tasks.export_meta import ExportMeta
+from export.export_model import build_task_model
 from tasks.question_answering_answers import PostprocessConfig, postprocess
 from tests.conftest import FIXTURES
 from tests.export_harness import (HOSTILE_TEXTS, TINY_CONFIG, check_squad_listing, check_squad_warmup,
-                                  run_fresh)
+                                  export_squad_version, run_fresh)
 
 SEQ_LENGTH, DOC_STRIDE, QUERY_LENGTH = 48, 16, 12  # several windows per context
 SQUAD = {"max_query_length": QUERY_LENGTH, "n_best_size": 20, "max_answer_length": 30}
@@ -78,21 +76,10 @@ def served(tmp_path_factory, uncased_vocab_file):
                           doc_stride=DOC_STRIDE, squad={**SQUAD, "version_2_with_negative": v2,
                                                         "null_score_diff_threshold": 0.0})
         models[version] = build_task_model(meta)
-        thresholds[version] = 0.0
-        if v2:  # halfway between two middle null odds: no near-tie at the threshold
-            odds = sorted(_python_predictions(models[version], fixture, tokenizer, True, 0.0)[0]
-                          .null_odds.values())
-            thresholds[version] = (odds[len(odds) // 2 - 1] + odds[len(odds) // 2]) / 2
-            meta = dataclasses.replace(meta, squad={**meta.squad,
-                                                    "null_score_diff_threshold": thresholds[version]})
-        if v2:
-            run_dir = str(tmp / "run")
-            save_weights(models[version], run_dir)
-            write_export_meta(run_dir, meta)
-            exported[version] = export_model(read_export_meta(run_dir), str(tmp / version / "1"),
-                                             run_dir)
-        else:
-            exported[version] = export_for_runner(models[version], meta, str(tmp / version / "1"))
+        null_odds = (_python_predictions(models[version], fixture, tokenizer, True, 0.0)[0]
+                     .null_odds.values() if v2 else None)
+        exported[version], thresholds[version] = export_squad_version(models[version], meta, tmp,
+                                                                      version, null_odds)
     args = dict(exported)
     for version, by_name in examples.items():
         for name, items in by_name.items():

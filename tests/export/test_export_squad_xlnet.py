@@ -7,24 +7,23 @@ text. Answers are cut inside words where `get_final_text` finds the pieces'
 text there, as in Python ("lorem ips" of "lorem ipsum")."""
 
 import base64
-import dataclasses
 import json
 
 import keras
 import numpy as np
 import pytest
 
-from checkpoints.ours import save_weights
 from data.question_answering.features import convert_examples_to_features
 from data.question_answering.squad_reader import SquadExample, read_squad_file, split_words
-from export.export_model import build_task_model, export_for_runner, export_model
+from export.export_model import build_task_model
 from modeling.task_models import XLNetSpanLabeler
 from modeling.xlnet import XLNetConfig
 from modeling.xlnet.encoder import XLNetEncoder
-from tasks.export_meta import ExportMeta, read_export_meta, write_export_meta
+from tasks.export_meta import ExportMeta
 from tasks.question_answering import QuestionAnsweringConfig
 from tasks.question_answering_heads import BeamHead
-from tests.export_harness import HOSTILE_TEXTS, check_squad_listing, check_squad_warmup, run_fresh
+from tests.export_harness import (HOSTILE_TEXTS, check_squad_listing, check_squad_warmup,
+                                  export_squad_version, run_fresh)
 from tests.spiece_model import learn_spiece_model
 from tests.xlnet_squad import write_squad_v2
 
@@ -112,20 +111,10 @@ def served(tmp_path_factory):
                           squad={**SQUAD, "version_2_with_negative": v2,
                                  "null_score_diff_threshold": 0.0}, task_model=task_model)
         models[version] = build_task_model(meta)
-        thresholds[version] = 0.0
-        if v2:  # halfway between two middle null odds: no near-tie at the threshold
-            odds = sorted(python_predictions(models[version], fixture, meta.text_side(), True,
-                                             0.0)[0].null_odds.values())
-            thresholds[version] = (odds[len(odds) // 2 - 1] + odds[len(odds) // 2]) / 2
-            meta = dataclasses.replace(meta, squad={
-                **meta.squad, "null_score_diff_threshold": thresholds[version]})
-            run_dir = str(tmp / "run")
-            save_weights(models[version], run_dir)
-            write_export_meta(run_dir, meta)
-            exported[version] = export_model(read_export_meta(run_dir), str(tmp / version / "1"),
-                                             run_dir)
-        else:
-            exported[version] = export_for_runner(models[version], meta, str(tmp / version / "1"))
+        null_odds = (python_predictions(models[version], fixture, meta.text_side(), True, 0.0)[0]
+                     .null_odds.values() if v2 else None)
+        exported[version], thresholds[version] = export_squad_version(models[version], meta, tmp,
+                                                                      version, null_odds)
     args = dict(exported)
     for name, items in examples.items():
         for field, key in (("question_text", "questions"), ("context", "contexts")):
