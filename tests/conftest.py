@@ -31,6 +31,14 @@ def read_json(path):
         return json.load(f)
 
 
+def read_squad_predictions(output_dir, qas_ids):
+    """run_squad.py's predictions, n-best lists and null odds, each covering exactly `qas_ids`."""
+    predictions, nbest, null_odds = (read_json(os.path.join(output_dir, name)) for name in (
+        "predictions.json", "nbest_predictions.json", "null_odds.json"))
+    assert set(predictions) == set(nbest) == set(null_odds) == set(qas_ids)
+    return predictions, nbest, null_odds
+
+
 def shared_path(*parts):
     """Path under ../shared/data, or skip the test with a reason when it is absent."""
     path = os.path.join(SHARED_DATA, *parts)

@@ -10,7 +10,7 @@ import pytest
 
 from data.question_answering.squad_reader import read_squad_file
 from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
-from tests.conftest import FIXTURES, ROOT, read_json
+from tests.conftest import FIXTURES, ROOT, read_json, read_squad_predictions
 from tests.tiny_config import TINY_CONFIG
 
 V2 = os.path.join(FIXTURES, "squad_v2_tiny.json")
@@ -33,12 +33,7 @@ def test_train_and_predict_write_well_formed_outputs(tmp_path, uncased_vocab_fil
     squad_file = read_squad_file(V2, is_training=False, version_2_with_negative=True)
     contexts = {e.qas_id: e.context for e in squad_file.examples}
 
-    def load(name):
-        return read_json(output_dir / name)
-
-    predictions, nbest, null_odds = (load("predictions.json"), load("nbest_predictions.json"),
-                                     load("null_odds.json"))
-    assert set(predictions) == set(nbest) == set(null_odds) == set(contexts)
+    predictions, nbest, null_odds = read_squad_predictions(output_dir, contexts)
     for qid, text in predictions.items():
         assert isinstance(text, str) and text in contexts[qid]
         entries = nbest[qid]
@@ -49,7 +44,7 @@ def test_train_and_predict_write_well_formed_outputs(tmp_path, uncased_vocab_fil
             (e["start_logit"] + e["end_logit"] for e in entries if e["text"]), reverse=True)
         assert np.isfinite(null_odds[qid])
         assert (text == "") == (null_odds[qid] > 0.0) or not any(e["text"] for e in entries)
-    results = load("eval_results.json")
+    results = read_json(output_dir / "eval_results.json")
     assert results["total"] == 7 and results["HasAns_total"] == 4 and results["NoAns_total"] == 3
     for key in ("exact", "f1", "best_exact", "best_f1"):
         assert 0.0 <= results[key] <= 100.0

@@ -16,7 +16,7 @@ from checkpoints.loader import load_into
 from data.question_answering.squad_reader import read_squad_file
 from export.export_model import build_task_model
 from tasks.export_meta import read_export_meta
-from tests.conftest import ROOT, read_json
+from tests.conftest import ROOT, read_json, read_squad_predictions
 from tests.xlnet_squad import write_squad_v2
 
 THRESHOLD = 100.0
@@ -41,12 +41,7 @@ def test_trains_and_predicts_squad_v2(xlnet_release, tmp_path):
 
     contexts = {e.qas_id: e.context for e in read_squad_file(squad_file, False, True).examples}
 
-    def load(name):
-        return read_json(output_dir / name)
-
-    predictions, nbest, null_odds = (load("predictions.json"), load("nbest_predictions.json"),
-                                     load("null_odds.json"))
-    assert set(predictions) == set(nbest) == set(null_odds) == set(contexts)
+    predictions, nbest, null_odds = read_squad_predictions(output_dir, contexts)
     for qid, text in predictions.items():
         assert text in contexts[qid]
         entries = nbest[qid]
@@ -59,11 +54,11 @@ def test_trains_and_predicts_squad_v2(xlnet_release, tmp_path):
         assert all(e["text"] in contexts[qid] for e in entries)
         assert text == next((e["text"] for e in entries if e["text"]), "")
         assert math.isfinite(null_odds[qid])
-    results = load("eval_results.json")
+    results = read_json(output_dir / "eval_results.json")
     assert results["total"] == 9 and results["HasAns_total"] == 6 and results["NoAns_total"] == 3
     for key in ("exact", "f1", "best_exact", "best_f1"):
         assert 0.0 <= results[key] <= 100.0
-    meta = load("export_meta.json")
+    meta = read_json(output_dir / "export_meta.json")
     assert meta["task"] == "squad" and meta["encoder_family"] == "xlnet"
     assert meta["task_model"]["class_name"] == "XLNetSpanLabeler"
     assert meta["task_model"]["config"]["start_n_top"] == 3
