@@ -14,10 +14,11 @@ class SelfAttention(keras.layers.Layer):
 
     `attention_mask` is boolean [batch, 1 or seq, seq]: True where a query may
     attend to a key (padding and, for the left-to-right ablation, causality).
-    Attention-probability dropout needs the explicit softmax; without it
-    (inference, or rate 0) the fused `keras.ops.dot_product_attention` runs,
-    which uses flash/cuDNN kernels where the backend has them (on an H100
-    with JAX: 1.14x the encoder's bf16 inference throughput).
+    Without attention-probability dropout (inference, or rate 0) the fused
+    `keras.ops.dot_product_attention` runs, which uses flash/cuDNN kernels where
+    the backend has them (on an H100 with JAX: 1.14x the encoder's bf16
+    inference throughput). With dropout, JAX on a GPU runs the Pallas kernel of
+    `modeling.flash_attention`; elsewhere the explicit softmax.
     """
 
     def __init__(self, num_heads, head_size, dropout_rate=0.1, initializer_range=0.02, **kwargs):
@@ -49,7 +50,13 @@ class SelfAttention(keras.layers.Layer):
         value = self._split_heads(self.value(inputs))
         mask = ops.expand_dims(attention_mask, 1)  # [batch, 1 head, q or 1, k]
         batch, seq = ops.shape(inputs)[0], ops.shape(inputs)[1]
-        if training and self.dropout_rate > 0:
+        if training and self.dropout_rate > 0 and self.runs_fused_dropout(inputs.shape[1]):
+            from modeling import flash_attention
+            seed = keras.random.randint(
+                (), 0, 2 ** 31 - 1, dtype="int32", seed=self.dropout.seed_generator)
+            context = flash_attention.attention(
+                query, key, value, attention_mask, seed, self.dropout_rate)
+        elif training and self.dropout_rate > 0:
             context = self._attention_with_dropout(query, key, value, mask)
         else:
             # cuDNN's fused kernel takes only a full [batch, heads, q, k] mask; given a
@@ -58,6 +65,14 @@ class SelfAttention(keras.layers.Layer):
             context = ops.dot_product_attention(query, key, value, mask=mask)
         context = ops.reshape(context, (batch, seq, self.num_heads * self.head_size))
         return self.output_dense(context)
+
+    def runs_fused_dropout(self, seq_len):
+        """Whether training attention takes the fused dropout kernel: JAX on a GPU."""
+        if keras.backend.backend() != "jax":
+            return False
+        from modeling import flash_attention
+        return (flash_attention.on_gpu() and flash_attention.supported(self.head_size, seq_len)
+                and flash_attention.works_here())
 
     def _attention_with_dropout(self, query, key, value, mask):
         scores = ops.einsum("bqhd,bkhd->bhqk", query, key)

@@ -69,6 +69,8 @@ def test_gpu_peers_benchmark_runs_ours_on_jax(tmp_path, work):
     assert done.returncode == 0, done.stderr[-3000:]
     row = next(line for line in done.stdout.splitlines() if line.startswith("ours_jax"))
     assert float(row.split()[1]) > 0, done.stdout
+    # Off a GPU the attention dropout is the explicit softmax, and the table says so.
+    assert ("explicit softmax" in row) == (work == "train"), done.stdout
 
 
 def test_packed_pretraining_benchmark_runs_on_jax_without_tensorflow(tmp_path):

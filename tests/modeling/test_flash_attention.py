@@ -1,0 +1,163 @@
+"""The fused dropout-attention kernel against float64 numpy attention with the
+same keep mask, its gradients against JAX's autodiff of the unfused attention,
+and the keep mask's statistics. Off a GPU the kernel runs in Pallas's
+interpreter, the same kernel code that Triton compiles on one."""
+
+import os
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from modeling import flash_attention
+from modeling.masks import attention_mask_from_input_mask
+
+BATCH, SEQ, HEADS, HEAD_SIZE = 2, 2 * flash_attention.BLOCK, 2, 16
+SEED = 1234
+EPS32 = float(np.finfo(np.float32).eps)
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _input_mask(kind):
+    """[batch, seq] input_mask: padding, two packed sequences, or full rows."""
+    mask = np.ones((BATCH, SEQ), np.int32)
+    if kind == "padding":
+        mask[1, 40:] = 0
+    elif kind == "packed":
+        mask[0, 20:50], mask[0, 50:] = 2, 0
+        mask[1, 33:] = 2
+    return mask
+
+
+def _attention_mask(kind):
+    causal = kind == "causal"
+    return np.asarray(attention_mask_from_input_mask(_input_mask(kind), causal=causal))
+
+
+def _qkv(dtype=np.float32, seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal((BATCH, SEQ, HEADS, HEAD_SIZE)).astype(dtype) for _ in range(3)]
+
+
+def _numpy_attention(q, k, v, mask, keep, rate):
+    """float64 softmax attention with dropout, written out."""
+    q, k, v = (np.asarray(x, np.float64) for x in (q, k, v))
+    scores = np.einsum("bqhd,bkhd->bhqk", q, k) / np.sqrt(HEAD_SIZE)
+    scores = np.where(mask[:, None], scores, -np.inf)
+    probs = np.exp(scores - scores.max(-1, keepdims=True))
+    probs /= probs.sum(-1, keepdims=True)
+    if rate > 0:
+        probs = np.where(keep, probs / (1 - rate), 0.0)
+    return np.einsum("bhqk,bkhd->bqhd", probs, v), np.abs(scores[np.isfinite(scores)]).max()
+
+
+def _fp32_bound(max_score, scale, rate):
+    """Worst-case float32 error: a sum of SEQ positive weights, and scores that are
+    sums of HEAD_SIZE products whose error is amplified by exp's slope."""
+    return (SEQ + HEAD_SIZE * max_score) * EPS32 * scale / (1 - rate)
+
+
+@pytest.mark.parametrize("kind", ["full", "padding", "packed", "causal"])
+@pytest.mark.parametrize("rate", [0.0, 0.1])
+def test_forward_matches_float64_attention_with_the_same_keep_mask(kind, rate):
+    q, k, v = _qkv()
+    mask = _attention_mask(kind)
+    keep = np.asarray(flash_attention.keep_mask(SEED, BATCH, HEADS, SEQ, rate))
+    expected, max_score = _numpy_attention(q, k, v, mask, keep, rate)
+    got = np.asarray(flash_attention.attention(q, k, v, mask, SEED, rate))
+    np.testing.assert_allclose(got, expected, rtol=0,
+                               atol=_fp32_bound(max_score, np.abs(v).max(), rate))
+
+
+@pytest.mark.parametrize("kind", ["padding", "packed"])
+@pytest.mark.parametrize("rate", [0.0, 0.1])
+def test_gradients_match_autodiff_of_the_unfused_attention(kind, rate):
+    q, k, v = _qkv()
+    mask = _attention_mask(kind)
+    weights = jnp.asarray(np.random.default_rng(1).standard_normal((BATCH, SEQ, HEADS, HEAD_SIZE)),
+                          jnp.float32)
+
+    def loss(fn):
+        return lambda q, k, v: jnp.sum(fn(q, k, v, mask, SEED, rate) * weights)
+
+    got = jax.grad(loss(flash_attention.attention), (0, 1, 2))(q, k, v)
+    expected = jax.grad(loss(flash_attention.reference_attention), (0, 1, 2))(q, k, v)
+    max_score = _numpy_attention(q, k, v, mask, True, 0.0)[1]
+    for name, g, e in zip("qkv", got, expected):
+        e = np.asarray(e)
+        # Both sides round in float32, each within the bound of the forward pass.
+        bound = 2 * _fp32_bound(max_score, np.abs(e).max(), rate)
+        np.testing.assert_allclose(np.asarray(g), e, rtol=0, atol=bound, err_msg=f"d{name}")
+
+
+def test_bfloat16_inputs_give_bfloat16_outputs_within_its_rounding():
+    q, k, v = _qkv()
+    q16, k16, v16 = (jnp.asarray(x, jnp.bfloat16) for x in (q, k, v))
+    mask = _attention_mask("padding")
+    rate = 0.1
+    keep = np.asarray(flash_attention.keep_mask(SEED, BATCH, HEADS, SEQ, rate))
+    rounded = [np.asarray(x.astype(jnp.float32)) for x in (q16, k16, v16)]
+    expected, max_score = _numpy_attention(*rounded, mask, keep, rate)
+    got = flash_attention.attention(q16, k16, v16, mask, SEED, rate)
+    assert got.dtype == jnp.bfloat16
+    # Probabilities enter the value product in bfloat16 and the output is rounded to
+    # it: two relative roundings of at most 2^-9 each of a weighted mean of v.
+    scale = np.abs(rounded[2]).max()
+    bound = 2 ** -8 * scale / (1 - rate) + _fp32_bound(max_score, scale, rate)
+    np.testing.assert_allclose(np.asarray(got.astype(jnp.float32)), expected, rtol=0, atol=bound)
+
+
+def _binomial_slack(p, n):
+    return 6 * np.sqrt(p * (1 - p) / n)
+
+
+@pytest.mark.parametrize("rate", [0.1, 0.5])
+def test_keep_mask_keeps_one_minus_rate_independently_per_seed_head_and_position(rate):
+    batch, heads, seq = 4, 12, 128
+    keep = np.asarray(flash_attention.keep_mask(7, batch, heads, seq, rate))
+    n = keep.size
+    assert abs(keep.mean() - (1 - rate)) < _binomial_slack(1 - rate, n)
+    agree = (1 - rate) ** 2 + rate ** 2  # two independent masks agree this often
+    other_seed = np.asarray(flash_attention.keep_mask(8, batch, heads, seq, rate))
+    pairs = {
+        "seed": (keep, other_seed),
+        "head": (keep[:, 1:], keep[:, :-1]),
+        "batch row": (keep[1:], keep[:-1]),
+        "query": (keep[..., 1:, :], keep[..., :-1, :]),
+        "key": (keep[..., 1:], keep[..., :-1]),
+    }
+    for name, (a, b) in pairs.items():
+        assert abs((a == b).mean() - agree) < _binomial_slack(agree, a.size), name
+
+
+def test_unsupported_shapes_are_refused_by_name():
+    q = np.zeros((1, flash_attention.BLOCK + 1, 1, 16), np.float32)
+    with pytest.raises(ValueError, match="divisible by"):
+        flash_attention.attention(q, q, q, np.ones((1, 1, q.shape[1]), bool), 0, 0.1)
+    assert not flash_attention.supported(24, 128)
+    assert flash_attention.supported(64, 128)
+
+
+def test_the_self_check_passes_here_and_turns_the_kernel_off_where_it_fails(monkeypatch, caplog):
+    flash_attention.works_here.cache_clear()
+    assert flash_attention.works_here()
+
+    def fails(*args):
+        raise RuntimeError("no Triton here")
+
+    flash_attention.works_here.cache_clear()
+    monkeypatch.setattr(flash_attention, "_forward", fails)
+    assert not flash_attention.works_here()
+    assert "runs unfused: the fused kernel RuntimeError: no Triton here" in caplog.text
+    flash_attention.works_here.cache_clear()
+
+
+def test_the_attention_layer_runs_the_kernel_in_training_under_jax():
+    script = os.path.join(ROOT, "tests", "modeling", "fused_dropout_layer.py")
+    done = subprocess.run([sys.executable, script], capture_output=True, text=True,
+                          env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
+                               "TF_CPP_MIN_LOG_LEVEL": "2"})
+    assert done.returncode == 0, done.stdout + done.stderr
