@@ -133,6 +133,27 @@ def test_keep_mask_keeps_one_minus_rate_independently_per_seed_head_and_position
         assert abs((a == b).mean() - agree) < _binomial_slack(agree, a.size), name
 
 
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float32])
+def test_forward_and_backward_lower_to_triton_for_a_gpu(monkeypatch, dtype):
+    """Pallas's Triton lowering runs without a GPU: a primitive or block shape
+    Triton cannot take fails here, not first on the GPU machine."""
+    from jax import export
+    monkeypatch.setattr(flash_attention, "_interpreted", lambda: False)
+    shape = jax.ShapeDtypeStruct((2, 128, 12, 64), dtype)
+    mask = jax.ShapeDtypeStruct((2, 128, 128), jnp.bool_)
+
+    def grads(q, k, v, mask):
+        loss = lambda *x: jnp.sum(flash_attention.attention(*x, mask, 3, 0.1).astype(jnp.float32))
+        return jax.grad(loss, (0, 1, 2))(q, k, v)
+
+    triton = "__gpu$xla.gpu.triton"
+    lowered = export.export(jax.jit(grads), platforms=["cuda"],
+                            disabled_checks=[export.DisabledSafetyCheck.custom_call(triton)])
+    module = lowered(shape, shape, shape, mask).mlir_module()
+    for kernel in ("attention_dropout_forward", "attention_dropout_backward"):
+        assert f'name = "{kernel}"' in module, kernel
+
+
 def test_unsupported_shapes_are_refused_by_name():
     q = np.zeros((1, flash_attention.BLOCK + 1, 1, 16), np.float32)
     with pytest.raises(ValueError, match="divisible by"):
