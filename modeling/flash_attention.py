@@ -25,7 +25,7 @@ from absl import logging
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as plgpu
 
-BLOCK = 32  # query and key rows per tile; sequence lengths must be multiples of it
+BLOCK = 32  # query and key rows per tile (default); sequence lengths must be multiples of it
 HEAD_SIZES = (16, 32, 64, 128)  # Triton tiles need a power of two
 _MASKED = -0.7 * float(np.finfo(np.float32).max)
 _LOG2_E = math.log2(math.e)
@@ -42,9 +42,9 @@ def _interpreted():
     return jax.default_backend() != "gpu"
 
 
-def supported(head_size, seq_len):
+def supported(head_size, seq_len, block=BLOCK):
     """Whether the kernel takes these shapes (the caller falls back otherwise)."""
-    return head_size in HEAD_SIZES and seq_len is not None and seq_len % BLOCK == 0
+    return head_size in HEAD_SIZES and seq_len is not None and seq_len % block == 0
 
 
 def _mix(x):
@@ -96,36 +96,37 @@ def _scores(q, k, mask, scale):
     return jnp.where(mask != 0, s, _MASKED)
 
 
-def _forward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, o_ref, lse_ref, *, scale, rate):
-    block_q, head_size = q_ref.shape
+def _forward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, o_ref, lse_ref, *, scale, rate,
+                    block):
+    head_size = q_ref.shape[1]
     seq_len = k_ref.shape[0]
-    rows = pl.program_id(0) * block_q + jnp.arange(block_q)
+    rows = pl.program_id(0) * block + jnp.arange(block)
     q = q_ref[...]
     seed = seed_ref[()]
 
     def step(j, carry):
         acc, row_max, row_sum = carry
-        cols = pl.ds(j * BLOCK, BLOCK)
+        cols = pl.ds(j * block, block)
         s = _scores(q, k_ref[cols, :], mask_ref[:, cols], scale)
         new_max = jnp.maximum(row_max, jnp.max(s, axis=1))
         p = jnp.exp2(s - new_max[:, None])
         correction = jnp.exp2(row_max - new_max)
         row_sum = row_sum * correction + jnp.sum(p, axis=1)
         if rate > 0:
-            p = jnp.where(_keep(seed, rows, j * BLOCK + jnp.arange(BLOCK), rate), p, 0.0)
+            p = jnp.where(_keep(seed, rows, j * block + jnp.arange(block), rate), p, 0.0)
         v = v_ref[cols, :]
         acc = acc * correction[:, None] + pl.dot(p.astype(v.dtype), v)
         return acc, new_max, row_sum
 
-    init = (jnp.zeros((block_q, head_size), jnp.float32),
-            jnp.full((block_q,), -jnp.inf, jnp.float32), jnp.zeros((block_q,), jnp.float32))
-    acc, row_max, row_sum = jax.lax.fori_loop(0, seq_len // BLOCK, step, init)
+    init = (jnp.zeros((block, head_size), jnp.float32),
+            jnp.full((block,), -jnp.inf, jnp.float32), jnp.zeros((block,), jnp.float32))
+    acc, row_max, row_sum = jax.lax.fori_loop(0, seq_len // block, step, init)
     o_ref[...] = (acc / (row_sum[:, None] * (1 - rate))).astype(o_ref.dtype)
     lse_ref[...] = row_max + jnp.log2(row_sum)
 
 
 def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, lse_ref, delta_ref,
-                     dq_ref, dk_ref, dv_ref, *, scale, rate):
+                     dq_ref, dk_ref, dv_ref, *, scale, rate, block):
     """dK, dV of key block `j` (a loop over query blocks), then dQ of query block `j`."""
     seq_len, head_size = q_ref.shape
     j = pl.program_id(2)
@@ -144,24 +145,24 @@ def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, lse_ref, d
             dropped = p
         return dropped, p * (dp - delta[:, None]) * scale
 
-    key_slice = pl.ds(j * BLOCK, BLOCK)
-    block_rows = j * BLOCK + jnp.arange(BLOCK)
+    key_slice = pl.ds(j * block, block)
+    block_rows = j * block + jnp.arange(block)
     k, v = k_ref[key_slice, :], v_ref[key_slice, :]
 
     def key_step(i, carry):
         dk, dv = carry
-        query_slice = pl.ds(i * BLOCK, BLOCK)
+        query_slice = pl.ds(i * block, block)
         do = do_ref[query_slice, :]
         q = q_ref[query_slice, :]
         dropped, ds = grad_scores(
             q, k, v, do, lse_ref[query_slice], delta_ref[query_slice],
-            i * BLOCK + jnp.arange(BLOCK), block_rows, mask_ref[query_slice, key_slice])
+            i * block + jnp.arange(block), block_rows, mask_ref[query_slice, key_slice])
         dv = dv + pl.dot(dropped.astype(do.dtype), do, trans_a=True)
         dk = dk + pl.dot(ds.astype(q.dtype), q, trans_a=True)
         return dk, dv
 
-    zeros = jnp.zeros((BLOCK, head_size), jnp.float32)
-    dk, dv = jax.lax.fori_loop(0, seq_len // BLOCK, key_step, (zeros, zeros))
+    zeros = jnp.zeros((block, head_size), jnp.float32)
+    dk, dv = jax.lax.fori_loop(0, seq_len // block, key_step, (zeros, zeros))
     dk_ref[...] = dk.astype(dk_ref.dtype)
     dv_ref[...] = dv.astype(dv_ref.dtype)
 
@@ -170,13 +171,13 @@ def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, lse_ref, d
     lse, delta = lse_ref[query_slice], delta_ref[query_slice]
 
     def query_step(i, dq):
-        cols = pl.ds(i * BLOCK, BLOCK)
+        cols = pl.ds(i * block, block)
         k = k_ref[cols, :]
         _, ds = grad_scores(q, k, v_ref[cols, :], do, lse, delta, block_rows,
-                            i * BLOCK + jnp.arange(BLOCK), mask_ref[query_slice, cols])
+                            i * block + jnp.arange(block), mask_ref[query_slice, cols])
         return dq + pl.dot(ds.astype(k.dtype), k)
 
-    dq = jax.lax.fori_loop(0, seq_len // BLOCK, query_step, zeros)
+    dq = jax.lax.fori_loop(0, seq_len // block, query_step, zeros)
     dq_ref[...] = dq.astype(dq_ref.dtype)
 
 
@@ -184,24 +185,24 @@ def _params():
     return plgpu.CompilerParams(num_warps=4, num_stages=2)
 
 
-def _forward(query, key, value, mask, seeds, rate):
+def _forward(query, key, value, mask, seeds, rate, block):
     batch, seq_len, heads, head_size = query.shape
     scale = 1 / math.sqrt(head_size)
-    tile = (None, BLOCK, None, head_size)
+    tile = (None, block, None, head_size)
     whole = (None, seq_len, None, head_size)
     return pl.pallas_call(
-        functools.partial(_forward_kernel, scale=scale, rate=rate),
-        grid=(seq_len // BLOCK, batch, heads),
+        functools.partial(_forward_kernel, scale=scale, rate=rate, block=block),
+        grid=(seq_len // block, batch, heads),
         in_specs=[
             pl.BlockSpec(tile, lambda i, b, h: (b, i, h, 0)),
             pl.BlockSpec(whole, lambda i, b, h: (b, 0, h, 0)),
             pl.BlockSpec(whole, lambda i, b, h: (b, 0, h, 0)),
-            pl.BlockSpec((None, BLOCK, seq_len), lambda i, b, h: (b, i, 0)),
+            pl.BlockSpec((None, block, seq_len), lambda i, b, h: (b, i, 0)),
             pl.BlockSpec((None, None), lambda i, b, h: (b, h)),
         ],
         out_specs=[
             pl.BlockSpec(tile, lambda i, b, h: (b, i, h, 0)),
-            pl.BlockSpec((None, None, BLOCK), lambda i, b, h: (b, h, i)),
+            pl.BlockSpec((None, None, block), lambda i, b, h: (b, h, i)),
         ],
         out_shape=[jax.ShapeDtypeStruct(query.shape, query.dtype),
                    jax.ShapeDtypeStruct((batch, heads, seq_len), jnp.float32)],
@@ -211,15 +212,16 @@ def _forward(query, key, value, mask, seeds, rate):
     )(query, key, value, mask, seeds)
 
 
-def _backward(query, key, value, mask, seeds, out, lse, d_out, rate):
+def _backward(query, key, value, mask, seeds, out, lse, d_out, rate, block):
     batch, seq_len, heads, head_size = query.shape
     delta = jnp.einsum("bqhd,bqhd->bhq", out.astype(jnp.float32), d_out.astype(jnp.float32))
     whole = pl.BlockSpec((None, seq_len, None, head_size), lambda b, h, j: (b, 0, h, 0))
     per_row = pl.BlockSpec((None, None, seq_len), lambda b, h, j: (b, h, 0))
-    tile = pl.BlockSpec((None, BLOCK, None, head_size), lambda b, h, j: (b, j, h, 0))
+    tile = pl.BlockSpec((None, block, None, head_size), lambda b, h, j: (b, j, h, 0))
     return pl.pallas_call(
-        functools.partial(_backward_kernel, scale=1 / math.sqrt(head_size), rate=rate),
-        grid=(batch, heads, seq_len // BLOCK),
+        functools.partial(_backward_kernel, scale=1 / math.sqrt(head_size), rate=rate,
+                          block=block),
+        grid=(batch, heads, seq_len // block),
         in_specs=[whole, whole, whole,
                   pl.BlockSpec((None, seq_len, seq_len), lambda b, h, j: (b, 0, 0)),
                   pl.BlockSpec((None, None), lambda b, h, j: (b, h)),
@@ -232,37 +234,38 @@ def _backward(query, key, value, mask, seeds, out, lse, d_out, rate):
     )(query, key, value, mask, seeds, d_out, lse, delta)
 
 
-@functools.partial(jax.custom_vjp, nondiff_argnums=(5,))
-def _attention(query, key, value, mask, seeds, rate):
-    return _forward(query, key, value, mask, seeds, rate)[0]
+@functools.partial(jax.custom_vjp, nondiff_argnums=(5, 6))
+def _attention(query, key, value, mask, seeds, rate, block):
+    return _forward(query, key, value, mask, seeds, rate, block)[0]
 
 
-def _attention_forward(query, key, value, mask, seeds, rate):
-    out, lse = _forward(query, key, value, mask, seeds, rate)
+def _attention_forward(query, key, value, mask, seeds, rate, block):
+    out, lse = _forward(query, key, value, mask, seeds, rate, block)
     return out, (query, key, value, mask, seeds, out, lse)
 
 
-def _attention_backward(rate, residuals, d_out):
+def _attention_backward(rate, block, residuals, d_out):
     query, key, value, mask, seeds, out, lse = residuals
-    dq, dk, dv = _backward(query, key, value, mask, seeds, out, lse, d_out, rate)
+    dq, dk, dv = _backward(query, key, value, mask, seeds, out, lse, d_out, rate, block)
     return dq, dk, dv, None, None
 
 
 _attention.defvjp(_attention_forward, _attention_backward)
 
 
-def attention(query, key, value, attention_mask, seed, rate):
+def attention(query, key, value, attention_mask, seed, rate, block=BLOCK):
     """Dropout attention of [batch, seq, heads, head_size] inputs, fused.
 
     `attention_mask` is boolean [batch, q or 1, k] (True: may attend); `seed` an int
-    scalar, a fresh one per step; `rate` the probability of dropping a weight.
+    scalar, a fresh one per step; `rate` the probability of dropping a weight;
+    `block` the rows of a tile, a power of two (a tuning knob for the GPU).
     """
     batch, seq_len, heads, head_size = query.shape
-    if not supported(head_size, seq_len):
+    if not supported(head_size, seq_len, block):
         raise ValueError(f"fused attention needs a head size in {HEAD_SIZES} and a sequence "
-                         f"length divisible by {BLOCK}; got {head_size} and {seq_len}")
+                         f"length divisible by {block}; got {head_size} and {seq_len}")
     mask = jnp.broadcast_to(attention_mask, (batch, seq_len, seq_len)).astype(jnp.int8)
-    return _attention(query, key, value, mask, head_seeds(seed, batch, heads), float(rate))
+    return _attention(query, key, value, mask, head_seeds(seed, batch, heads), float(rate), block)
 
 
 @functools.cache

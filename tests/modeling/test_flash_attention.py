@@ -60,30 +60,31 @@ def _fp32_bound(max_score, scale, rate):
     return (SEQ + HEAD_SIZE * max_score) * EPS32 * scale / (1 - rate)
 
 
-@pytest.mark.parametrize("kind", ["full", "padding", "packed", "causal"])
+@pytest.mark.parametrize("kind,block", [("full", flash_attention.BLOCK), ("padding", 16),
+                                        ("packed", flash_attention.BLOCK), ("causal", 64)])
 @pytest.mark.parametrize("rate", [0.0, 0.1])
-def test_forward_matches_float64_attention_with_the_same_keep_mask(kind, rate):
+def test_forward_matches_float64_attention_with_the_same_keep_mask(kind, block, rate):
     q, k, v = _qkv()
     mask = _attention_mask(kind)
     keep = np.asarray(flash_attention.keep_mask(SEED, BATCH, HEADS, SEQ, rate))
     expected, max_score = _numpy_attention(q, k, v, mask, keep, rate)
-    got = np.asarray(flash_attention.attention(q, k, v, mask, SEED, rate))
+    got = np.asarray(flash_attention.attention(q, k, v, mask, SEED, rate, block=block))
     np.testing.assert_allclose(got, expected, rtol=0,
                                atol=_fp32_bound(max_score, np.abs(v).max(), rate))
 
 
-@pytest.mark.parametrize("kind", ["padding", "packed"])
+@pytest.mark.parametrize("kind,block", [("padding", flash_attention.BLOCK), ("packed", 16)])
 @pytest.mark.parametrize("rate", [0.0, 0.1])
-def test_gradients_match_autodiff_of_the_unfused_attention(kind, rate):
+def test_gradients_match_autodiff_of_the_unfused_attention(kind, block, rate):
     q, k, v = _qkv()
     mask = _attention_mask(kind)
     weights = jnp.asarray(np.random.default_rng(1).standard_normal((BATCH, SEQ, HEADS, HEAD_SIZE)),
                           jnp.float32)
 
-    def loss(fn):
-        return lambda q, k, v: jnp.sum(fn(q, k, v, mask, SEED, rate) * weights)
+    def loss(fn, **block):
+        return lambda q, k, v: jnp.sum(fn(q, k, v, mask, SEED, rate, **block) * weights)
 
-    got = jax.grad(loss(flash_attention.attention), (0, 1, 2))(q, k, v)
+    got = jax.grad(loss(flash_attention.attention, block=block), (0, 1, 2))(q, k, v)
     expected = jax.grad(loss(flash_attention.reference_attention), (0, 1, 2))(q, k, v)
     max_score = _numpy_attention(q, k, v, mask, True, 0.0)[1]
     for name, g, e in zip("qkv", got, expected):
