@@ -15,6 +15,7 @@ agree with the unfused attention.
 arithmetic in plain JAX, for the tests and the self-check.
 """
 
+import concurrent.futures
 import functools
 import math
 
@@ -96,8 +97,10 @@ def _scores(q, k, mask, scale):
     return jnp.where(mask != 0, s, _MASKED)
 
 
-def _forward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, o_ref, lse_ref, *, scale, rate,
-                    block):
+def _forward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, o_ref, max_ref, sum_ref, *, scale,
+                    rate, block):
+    """Output rows of query block `i`, and the softmax's row maximum and sum (base 2)
+    for the backward pass."""
     head_size = q_ref.shape[1]
     seq_len = k_ref.shape[0]
     rows = pl.program_id(0) * block + jnp.arange(block)
@@ -122,20 +125,23 @@ def _forward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, o_ref, lse_ref, *, 
             jnp.full((block,), -jnp.inf, jnp.float32), jnp.zeros((block,), jnp.float32))
     acc, row_max, row_sum = jax.lax.fori_loop(0, seq_len // block, step, init)
     o_ref[...] = (acc / (row_sum[:, None] * (1 - rate))).astype(o_ref.dtype)
-    lse_ref[...] = row_max + jnp.log2(row_sum)
+    # Kept apart, not as one log-sum-exp: a query row with no key to attend to has the
+    # maximum of the masking constant, which would swallow log2(row_sum) in float32.
+    max_ref[...] = row_max
+    sum_ref[...] = row_sum
 
 
-def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, lse_ref, delta_ref,
-                     dq_ref, dk_ref, dv_ref, *, scale, rate, block):
+def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, max_ref, sum_ref,
+                     delta_ref, dq_ref, dk_ref, dv_ref, *, scale, rate, block):
     """dK, dV of key block `j` (a loop over query blocks), then dQ of query block `j`."""
     seq_len, head_size = q_ref.shape
     j = pl.program_id(2)
     seed = seed_ref[()]
     inverse_keep = 1.0 / (1 - rate)
 
-    def grad_scores(q, k, v, do, lse, delta, rows, cols, mask):
+    def grad_scores(q, k, v, do, row_max, row_sum, delta, rows, cols, mask):
         """Probabilities after dropout, and the gradient of the scores, of one tile."""
-        p = jnp.exp2(_scores(q, k, mask, scale) - lse[:, None])
+        p = jnp.exp2(_scores(q, k, mask, scale) - row_max[:, None]) / row_sum[:, None]
         dp = pl.dot(do, v, trans_b=True)
         if rate > 0:
             keep = _keep(seed, rows, cols, rate)
@@ -143,7 +149,8 @@ def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, lse_ref, d
             dp = jnp.where(keep, dp * inverse_keep, 0.0)
         else:
             dropped = p
-        return dropped, p * (dp - delta[:, None]) * scale
+        # Masked scores are constants: no gradient, also in a row with no key to attend to.
+        return dropped, jnp.where(mask != 0, p * (dp - delta[:, None]) * scale, 0.0)
 
     key_slice = pl.ds(j * block, block)
     block_rows = j * block + jnp.arange(block)
@@ -155,7 +162,7 @@ def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, lse_ref, d
         do = do_ref[query_slice, :]
         q = q_ref[query_slice, :]
         dropped, ds = grad_scores(
-            q, k, v, do, lse_ref[query_slice], delta_ref[query_slice],
+            q, k, v, do, max_ref[query_slice], sum_ref[query_slice], delta_ref[query_slice],
             i * block + jnp.arange(block), block_rows, mask_ref[query_slice, key_slice])
         dv = dv + pl.dot(dropped.astype(do.dtype), do, trans_a=True)
         dk = dk + pl.dot(ds.astype(q.dtype), q, trans_a=True)
@@ -168,12 +175,12 @@ def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, lse_ref, d
 
     query_slice = key_slice
     q, do = q_ref[query_slice, :], do_ref[query_slice, :]
-    lse, delta = lse_ref[query_slice], delta_ref[query_slice]
+    row_max, row_sum, delta = max_ref[query_slice], sum_ref[query_slice], delta_ref[query_slice]
 
     def query_step(i, dq):
         cols = pl.ds(i * block, block)
         k = k_ref[cols, :]
-        _, ds = grad_scores(q, k, v_ref[cols, :], do, lse, delta, block_rows,
+        _, ds = grad_scores(q, k, v_ref[cols, :], do, row_max, row_sum, delta, block_rows,
                             i * block + jnp.arange(block), mask_ref[query_slice, cols])
         return dq + pl.dot(ds.astype(k.dtype), k)
 
@@ -200,19 +207,17 @@ def _forward(query, key, value, mask, seeds, rate, block):
             pl.BlockSpec((None, block, seq_len), lambda i, b, h: (b, i, 0)),
             pl.BlockSpec((None, None), lambda i, b, h: (b, h)),
         ],
-        out_specs=[
-            pl.BlockSpec(tile, lambda i, b, h: (b, i, h, 0)),
-            pl.BlockSpec((None, None, block), lambda i, b, h: (b, h, i)),
-        ],
-        out_shape=[jax.ShapeDtypeStruct(query.shape, query.dtype),
-                   jax.ShapeDtypeStruct((batch, heads, seq_len), jnp.float32)],
+        out_specs=[pl.BlockSpec(tile, lambda i, b, h: (b, i, h, 0))]
+        + [pl.BlockSpec((None, None, block), lambda i, b, h: (b, h, i))] * 2,
+        out_shape=[jax.ShapeDtypeStruct(query.shape, query.dtype)]
+        + [jax.ShapeDtypeStruct((batch, heads, seq_len), jnp.float32)] * 2,
         compiler_params=_params(),
         interpret=_interpreted(),
         name="attention_dropout_forward",
     )(query, key, value, mask, seeds)
 
 
-def _backward(query, key, value, mask, seeds, out, lse, d_out, rate, block):
+def _backward(query, key, value, mask, seeds, out, row_max, row_sum, d_out, rate, block):
     batch, seq_len, heads, head_size = query.shape
     delta = jnp.einsum("bqhd,bqhd->bhq", out.astype(jnp.float32), d_out.astype(jnp.float32))
     whole = pl.BlockSpec((None, seq_len, None, head_size), lambda b, h, j: (b, 0, h, 0))
@@ -225,13 +230,13 @@ def _backward(query, key, value, mask, seeds, out, lse, d_out, rate, block):
         in_specs=[whole, whole, whole,
                   pl.BlockSpec((None, seq_len, seq_len), lambda b, h, j: (b, 0, 0)),
                   pl.BlockSpec((None, None), lambda b, h, j: (b, h)),
-                  whole, per_row, per_row],
+                  whole, per_row, per_row, per_row],
         out_specs=[tile, tile, tile],
         out_shape=[jax.ShapeDtypeStruct(x.shape, x.dtype) for x in (query, key, value)],
         compiler_params=_params(),
         interpret=_interpreted(),
         name="attention_dropout_backward",
-    )(query, key, value, mask, seeds, d_out, lse, delta)
+    )(query, key, value, mask, seeds, d_out, row_max, row_sum, delta)
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(5, 6))
@@ -240,13 +245,12 @@ def _attention(query, key, value, mask, seeds, rate, block):
 
 
 def _attention_forward(query, key, value, mask, seeds, rate, block):
-    out, lse = _forward(query, key, value, mask, seeds, rate, block)
-    return out, (query, key, value, mask, seeds, out, lse)
+    out, row_max, row_sum = _forward(query, key, value, mask, seeds, rate, block)
+    return out, (query, key, value, mask, seeds, out, row_max, row_sum)
 
 
 def _attention_backward(rate, block, residuals, d_out):
-    query, key, value, mask, seeds, out, lse = residuals
-    dq, dk, dv = _backward(query, key, value, mask, seeds, out, lse, d_out, rate, block)
+    dq, dk, dv = _backward(*residuals, d_out, rate, block)
     return dq, dk, dv, None, None
 
 
@@ -272,14 +276,22 @@ def attention(query, key, value, attention_mask, seed, rate, block=BLOCK):
 def works_here():
     """Whether the kernel compiles on this device and agrees with `reference_attention`,
     forward and backward, on a small bfloat16 case; checked once per process, so a
-    device or Triton version it fails on falls back to the explicit softmax."""
-    try:
-        error = _self_check_error()
-    except Exception as failure:  # Triton lowering and compilation raise many types
-        error = f"{type(failure).__name__}: {failure}"
+    device or Triton version it fails on falls back to the explicit softmax.
+
+    The layer asks while a training step is being traced; the check runs on a thread
+    of its own, where JAX computes eagerly (tracing state is per thread)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        error = pool.submit(_self_check_outcome).result()
     if error:
         logging.warning("Attention dropout runs unfused: the fused kernel %s", error)
     return error is None
+
+
+def _self_check_outcome():
+    try:
+        return _self_check_error()
+    except Exception as failure:  # Triton lowering and compilation raise many types
+        return f"{type(failure).__name__}: {failure}"
 
 
 def _self_check_error():

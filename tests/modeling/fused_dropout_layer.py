@@ -34,8 +34,7 @@ def main():
     assert not layer.runs_fused_dropout(SEQ), "chosen off a GPU"
 
     flash_attention.on_gpu = lambda: True  # as on a GPU; the kernel still runs interpreted
-    assert layer.runs_fused_dropout(SEQ), "not chosen on a GPU"
-    assert not layer.runs_fused_dropout(SEQ + 1), "chosen for a length the kernel refuses"
+    flash_attention.works_here.cache_clear()  # so that a jitted step asks first, as in training
     kernel = flash_attention.attention
     weights = jnp.asarray(rng.standard_normal(x.shape), jnp.float32)
 
@@ -48,10 +47,12 @@ def main():
             out, new_state = layer.stateless_call(trainable, state, x, mask, training=True)
             return jnp.sum(out * weights), (out, new_state)
 
-        (_, (out, new_state)), grad = jax.value_and_grad(loss, has_aux=True)(x)
+        (_, (out, new_state)), grad = jax.jit(jax.value_and_grad(loss, has_aux=True))(x)
         return np.asarray(out), np.asarray(grad), new_state
 
     fused, fused_grad, new_state = run(kernel)
+    assert layer.runs_fused_dropout(SEQ), "not chosen on a GPU"
+    assert not layer.runs_fused_dropout(SEQ + 1), "chosen for a length the kernel refuses"
     unfused, unfused_grad, _ = run(flash_attention.reference_attention)
     flash_attention.attention = kernel
     # float32: an output is a sum of HEADS * HEAD_SIZE projected context values, each
