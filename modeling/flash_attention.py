@@ -97,10 +97,10 @@ def _scores(q, k, mask, scale):
     return jnp.where(mask != 0, s, _MASKED)
 
 
-def _forward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, o_ref, max_ref, sum_ref, *, scale,
-                    rate, block):
-    """Output rows of query block `i`, and the softmax's row maximum and sum (base 2)
-    for the backward pass."""
+def _forward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, o_ref, max_ref, inverse_sum_ref, *,
+                    scale, rate, block):
+    """Output rows of query block `i`, and the softmax's row maximum (base 2) and
+    inverse row sum for the backward pass."""
     head_size = q_ref.shape[1]
     seq_len = k_ref.shape[0]
     rows = pl.program_id(0) * block + jnp.arange(block)
@@ -127,11 +127,12 @@ def _forward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, o_ref, max_ref, sum
     o_ref[...] = (acc / (row_sum[:, None] * (1 - rate))).astype(o_ref.dtype)
     # Kept apart, not as one log-sum-exp: a query row with no key to attend to has the
     # maximum of the masking constant, which would swallow log2(row_sum) in float32.
+    # The inverse, so that the backward multiplies each probability instead of dividing.
     max_ref[...] = row_max
-    sum_ref[...] = row_sum
+    inverse_sum_ref[...] = 1.0 / row_sum
 
 
-def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, max_ref, sum_ref,
+def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, max_ref, inverse_sum_ref,
                      delta_ref, dq_ref, dk_ref, dv_ref, *, scale, rate, block):
     """dK, dV of key block `j` (a loop over query blocks), then dQ of query block `j`."""
     seq_len, head_size = q_ref.shape
@@ -139,9 +140,9 @@ def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, max_ref, s
     seed = seed_ref[()]
     inverse_keep = 1.0 / (1 - rate)
 
-    def grad_scores(q, k, v, do, row_max, row_sum, delta, rows, cols, mask):
+    def grad_scores(q, k, v, do, row_max, inverse_sum, delta, rows, cols, mask):
         """Probabilities after dropout, and the gradient of the scores, of one tile."""
-        p = jnp.exp2(_scores(q, k, mask, scale) - row_max[:, None]) / row_sum[:, None]
+        p = jnp.exp2(_scores(q, k, mask, scale) - row_max[:, None]) * inverse_sum[:, None]
         dp = pl.dot(do, v, trans_b=True)
         if rate > 0:
             keep = _keep(seed, rows, cols, rate)
@@ -162,8 +163,9 @@ def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, max_ref, s
         do = do_ref[query_slice, :]
         q = q_ref[query_slice, :]
         dropped, ds = grad_scores(
-            q, k, v, do, max_ref[query_slice], sum_ref[query_slice], delta_ref[query_slice],
-            i * block + jnp.arange(block), block_rows, mask_ref[query_slice, key_slice])
+            q, k, v, do, max_ref[query_slice], inverse_sum_ref[query_slice],
+            delta_ref[query_slice], i * block + jnp.arange(block), block_rows,
+            mask_ref[query_slice, key_slice])
         dv = dv + pl.dot(dropped.astype(do.dtype), do, trans_a=True)
         dk = dk + pl.dot(ds.astype(q.dtype), q, trans_a=True)
         return dk, dv
@@ -175,12 +177,13 @@ def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, max_ref, s
 
     query_slice = key_slice
     q, do = q_ref[query_slice, :], do_ref[query_slice, :]
-    row_max, row_sum, delta = max_ref[query_slice], sum_ref[query_slice], delta_ref[query_slice]
+    row_max, inverse_sum = max_ref[query_slice], inverse_sum_ref[query_slice]
+    delta = delta_ref[query_slice]
 
     def query_step(i, dq):
         cols = pl.ds(i * block, block)
         k = k_ref[cols, :]
-        _, ds = grad_scores(q, k, v_ref[cols, :], do, row_max, row_sum, delta, block_rows,
+        _, ds = grad_scores(q, k, v_ref[cols, :], do, row_max, inverse_sum, delta, block_rows,
                             i * block + jnp.arange(block), mask_ref[query_slice, cols])
         return dq + pl.dot(ds.astype(k.dtype), k)
 
@@ -217,7 +220,7 @@ def _forward(query, key, value, mask, seeds, rate, block):
     )(query, key, value, mask, seeds)
 
 
-def _backward(query, key, value, mask, seeds, out, row_max, row_sum, d_out, rate, block):
+def _backward(query, key, value, mask, seeds, out, row_max, inverse_sum, d_out, rate, block):
     batch, seq_len, heads, head_size = query.shape
     delta = jnp.einsum("bqhd,bqhd->bhq", out.astype(jnp.float32), d_out.astype(jnp.float32))
     whole = pl.BlockSpec((None, seq_len, None, head_size), lambda b, h, j: (b, 0, h, 0))
@@ -236,7 +239,7 @@ def _backward(query, key, value, mask, seeds, out, row_max, row_sum, d_out, rate
         compiler_params=_params(),
         interpret=_interpreted(),
         name="attention_dropout_backward",
-    )(query, key, value, mask, seeds, d_out, row_max, row_sum, delta)
+    )(query, key, value, mask, seeds, d_out, row_max, inverse_sum, delta)
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(5, 6))
@@ -245,8 +248,8 @@ def _attention(query, key, value, mask, seeds, rate, block):
 
 
 def _attention_forward(query, key, value, mask, seeds, rate, block):
-    out, row_max, row_sum = _forward(query, key, value, mask, seeds, rate, block)
-    return out, (query, key, value, mask, seeds, out, row_max, row_sum)
+    out, row_max, inverse_sum = _forward(query, key, value, mask, seeds, rate, block)
+    return out, (query, key, value, mask, seeds, out, row_max, inverse_sum)
 
 
 def _attention_backward(rate, block, residuals, d_out):
