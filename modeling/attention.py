@@ -50,19 +50,19 @@ class SelfAttention(keras.layers.Layer):
         value = self._split_heads(self.value(inputs))
         mask = ops.expand_dims(attention_mask, 1)  # [batch, 1 head, q or 1, k]
         batch, seq = ops.shape(inputs)[0], ops.shape(inputs)[1]
-        if training and self.dropout_rate > 0 and self.runs_fused_dropout(inputs.shape[1]):
+        if not (training and self.dropout_rate > 0):
+            # cuDNN's fused kernel takes only a full [batch, heads, q, k] mask; given a
+            # broadcastable one JAX falls back to the unfused XLA attention.
+            mask = ops.broadcast_to(mask, (batch, 1, seq, seq))
+            context = ops.dot_product_attention(query, key, value, mask=mask)
+        elif self.runs_fused_dropout(inputs.shape[1]):
             from modeling import flash_attention
             seed = keras.random.randint(
                 (), 0, 2 ** 31 - 1, dtype="int32", seed=self.dropout.seed_generator)
             context = flash_attention.attention(
                 query, key, value, attention_mask, seed, self.dropout_rate)
-        elif training and self.dropout_rate > 0:
-            context = self._attention_with_dropout(query, key, value, mask)
         else:
-            # cuDNN's fused kernel takes only a full [batch, heads, q, k] mask; given a
-            # broadcastable one JAX falls back to the unfused XLA attention.
-            mask = ops.broadcast_to(mask, (batch, 1, seq, seq))
-            context = ops.dot_product_attention(query, key, value, mask=mask)
+            context = self._attention_with_dropout(query, key, value, mask)
         context = ops.reshape(context, (batch, seq, self.num_heads * self.head_size))
         return self.output_dense(context)
 
