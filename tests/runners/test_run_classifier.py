@@ -87,8 +87,9 @@ def test_regression_loss_metrics_and_prediction_order(sts_task, tmp_path):
     features, labels = next(iter(sts_task.build_dataset("dev", 4, training=False)))
     outputs = model(features)
     assert outputs["logits"].shape == (2, 1)
+    gold = np.array([5.0, 4.75])[labels["example_index"].numpy()]  # the dev file's scores
     np.testing.assert_allclose(sts_task.loss(labels, outputs).numpy(),
-                               (outputs["logits"].numpy()[:, 0] - [5.0, 4.75]) ** 2, rtol=1e-5)
+                               (outputs["logits"].numpy()[:, 0] - gold) ** 2, rtol=1e-5)
     # The streaming MSE averages over examples, not over batches of unequal size.
     mse = sts_task.build_metrics()[0]
     sts_task.update_metrics([mse], {"label": tf.constant([1.0, 2.0])},
@@ -108,15 +109,38 @@ def test_regression_loss_metrics_and_prediction_order(sts_task, tmp_path):
         sts_task.build_dataset("test", 2, training=True)
 
 
-def test_trimmed_padding_changes_no_output(sts_task):
-    model = sts_task.build_model()
-    trimmed, _ = next(iter(sts_task.build_dataset("train", 3, training=False)))
-    sts_task.config.trim_padding = False
-    padded, _ = next(iter(sts_task.build_dataset("train", 3, training=False)))
-    assert padded["input_word_ids"].shape == (3, 24)
-    assert trimmed["input_word_ids"].shape[1] == int(tf.reduce_max(
-        tf.reduce_sum(padded["input_mask"], axis=1))) < 24
-    np.testing.assert_allclose(model(trimmed)["logits"], model(padded)["logits"], atol=1e-5)
+def _logits_by_example(task, model, batch_size):
+    """{example_index: logits} over the MNLI train split read as for evaluation,
+    and the width of each batch."""
+    logits, widths = {}, []
+    for features, labels in task.build_dataset("train", batch_size, training=False):
+        widths.append(features["input_word_ids"].shape[1])
+        for index, row in zip(labels["example_index"].numpy(), model(features)["logits"].numpy()):
+            assert int(index) not in logits
+            logits[int(index)] = row
+    return logits, widths
+
+
+def test_evaluation_batches_of_neighbouring_lengths_change_no_output(tmp_path, uncased_vocab_file):
+    task = ClassificationTask(ClassificationConfig(
+        reader=GlueReader("MNLI", os.path.join(FIXTURES, "glue_mnli")),
+        vocab_file=uncased_vocab_file, bert_config=TINY_CONFIG,
+        cache_dir=str(tmp_path), max_seq_length=32))
+    model = task.build_model()
+    trimmed, widths = _logits_by_example(task, model, 4)
+    task.config.trim_padding = False
+    padded, full_widths = _logits_by_example(task, model, 4)
+    assert sorted(trimmed) == sorted(padded) == list(range(30))
+    assert full_widths == [32] * 8
+    # One window of 50 batches covers the split: batches from shortest to longest.
+    assert widths == sorted(widths) and widths[-1] < 32
+    # Fewer tokens than the same batches in file order, each cut to its longest example.
+    lengths = np.concatenate([f["input_mask"].numpy().sum(axis=1) for f, _ in
+                              task.build_dataset("train", 4, training=False)])
+    file_order = sum(len(lengths[i:i + 4]) * lengths[i:i + 4].max() for i in range(0, 30, 4))
+    assert sum(4 * w for w in widths[:-1]) + 2 * widths[-1] < file_order
+    for index in padded:
+        np.testing.assert_allclose(trimmed[index], padded[index], atol=1e-5)
 
 
 def test_group_by_length_cuts_padding_and_keeps_examples(tmp_path, uncased_vocab_file):
