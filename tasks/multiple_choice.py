@@ -54,6 +54,7 @@ class MultipleChoiceConfig:
     init_checkpoint: str = None
     dropout_rate: float = None  # default: the encoder's hidden_dropout_prob
     skip_bad_rows: bool = False
+    trim_padding: bool = True  # batches as long as their longest choice; off for TPU / XLA
     seed: int = 12345
 
 
@@ -108,16 +109,29 @@ class MultipleChoiceTask(FineTuningTask):
         return BertMultipleChoice(build_encoder(self.config.bert_config), dropout_rate=dropout)
 
     def build_dataset(self, split, batch_size, training, input_context=None):
-        """Training: shuffled, repeated, full batches. Otherwise one pass in order.
-        "train" and "dev" need a label on every example; "test" may have none."""
+        """Training: shuffled, repeated, full batches. Otherwise one pass.
+        "train" and "dev" need a label on every example; "test" may have none.
+
+        With `trim_padding` each batch is cut to its longest choice, and
+        evaluation and prediction read the examples from shortest to longest
+        (metrics do not depend on the order; predictions go back to file order
+        by `example_index`)."""
         features = self.features(split)
         if split != "test" and (features.labels == NO_LABEL).any():
             raise ValueError(f"{self.choice_file(split).path}: the {split} split needs a label on "
                              f"every example, {int((features.labels == NO_LABEL).sum())} have none")
+        inputs = features.inputs
         labels = {"label": features.labels,
                   "example_index": np.arange(len(features.labels), dtype=np.int32)}
-        return array_dataset(features.inputs, labels, batch_size, training, self.config.seed,
-                             input_context).prefetch(tf.data.AUTOTUNE)
+        if self.config.trim_padding and not training:
+            order = np.argsort(inputs["input_mask"].sum(axis=-1).max(axis=-1), kind="stable")
+            inputs, labels = ({k: v[order] for k, v in part.items()} for part in (inputs, labels))
+        dataset = array_dataset(inputs, labels, batch_size, training, self.config.seed,
+                                input_context)
+        if self.config.trim_padding:
+            dataset = dataset.map(lambda x, y: (self.text_side.trim_padding(x), y),
+                                  num_parallel_calls=tf.data.AUTOTUNE)
+        return dataset.prefetch(tf.data.AUTOTUNE)
 
     def loss(self, labels, outputs):
         """Cross-entropy of the softmax over the choices; 0 for unlabelled (test) examples."""

@@ -92,13 +92,13 @@ class TextSide(abc.ABC):
             for i, text_a in enumerate(texts_a)])
 
     def trim_padding(self, features):
-        """Encoder inputs (a batch) cut to their longest example: the padding
-        beyond it is masked anyway, so outputs are unchanged and a batch of
-        short texts costs what its tokens cost. (Shapes then vary by batch: not
-        for TPUs or XLA.)"""
-        longest = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=1))
-        start = tf.shape(features["input_mask"])[1] - longest if self.padding_side == "left" else 0
-        return {name: value[:, start:start + longest] for name, value in features.items()}
+        """Encoder inputs (a batch, [batch, seq] or [batch, choices, seq]) cut
+        to their longest sequence: the padding beyond it is masked anyway, so
+        outputs are unchanged and a batch of short texts costs what its tokens
+        cost. (Shapes then vary by batch: not for TPUs or XLA.)"""
+        longest = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=-1))
+        start = tf.shape(features["input_mask"])[-1] - longest if self.padding_side == "left" else 0
+        return {name: value[..., start:start + longest] for name, value in features.items()}
 
 
 class TextPacker:

@@ -22,13 +22,14 @@ def _data_dir(tmp_path, train="swag_train.csv", dev="swag_train.csv", test="swag
     return str(tmp_path)
 
 
-def _task(data_dir, vocab_file):
+def _task(data_dir, vocab_file, **config):
     return MultipleChoiceTask(MultipleChoiceConfig(
-        data_dir=data_dir, vocab_file=vocab_file, bert_config=TINY_CONFIG, max_seq_length=SEQ))
+        data_dir=data_dir, vocab_file=vocab_file, bert_config=TINY_CONFIG, max_seq_length=SEQ,
+        **config))
 
 
 def test_batches_of_choices_give_logits_per_choice(tmp_path, uncased_vocab_file):
-    task = _task(_data_dir(tmp_path), uncased_vocab_file)
+    task = _task(_data_dir(tmp_path), uncased_vocab_file, trim_padding=False)
     model = task.build_model()
     features, labels = next(iter(task.build_dataset("dev", 3, training=False)))
     assert {k: tuple(v.shape) for k, v in features.items()} == {
@@ -45,6 +46,30 @@ def test_batches_of_choices_give_logits_per_choice(tmp_path, uncased_vocab_file)
                                np.asarray(outputs["logits"])[:, ::-1], rtol=1e-5, atol=1e-6)
 
 
+def _logits_by_example(task, model):
+    """{example_index: logits} over the dev split, and each batch's width."""
+    logits, widths = {}, []
+    for features, labels in task.build_dataset("dev", 2, training=False):
+        widths.append(features["input_mask"].shape[-1])
+        for index, row in zip(labels["example_index"].numpy(), model(features)["logits"].numpy()):
+            assert int(index) not in logits
+            logits[int(index)] = row
+    return logits, widths
+
+
+def test_evaluation_batches_from_short_to_long_change_no_output(tmp_path, uncased_vocab_file):
+    task = _task(_data_dir(tmp_path), uncased_vocab_file)
+    model = task.build_model()
+    trimmed, widths = _logits_by_example(task, model)
+    task.config.trim_padding = False
+    padded, full_widths = _logits_by_example(task, model)
+    assert sorted(trimmed) == sorted(padded) == list(range(task.num_examples("dev")))
+    assert set(full_widths) == {SEQ}
+    assert widths == sorted(widths) and widths[-1] < SEQ
+    for index in padded:  # masked positions add exact zeros; float32 sums of other lengths
+        np.testing.assert_allclose(trimmed[index], padded[index], atol=1e-5)
+
+
 def test_three_choice_jsonl_and_unlabelled_loss(tmp_path, uncased_vocab_file):
     task = _task(_data_dir(tmp_path, train="multiple_choice_bad_rows.jsonl",
                            dev="multiple_choice_bad_rows.jsonl",
@@ -54,7 +79,8 @@ def test_three_choice_jsonl_and_unlabelled_loss(tmp_path, uncased_vocab_file):
     outputs = model(features)
     assert tuple(outputs["logits"].shape) == (6, 3)
     loss = np.asarray(task.loss(labels, outputs))
-    assert loss[5] == 0.0 and np.all(loss[:5] > 0)  # the last example has no label
+    unlabelled = labels["example_index"].numpy() == 5  # the file's last example has no label
+    assert loss[unlabelled] == 0.0 and np.all(loss[~unlabelled] > 0)
 
 
 def test_train_and_dev_need_labels(tmp_path, uncased_vocab_file):
