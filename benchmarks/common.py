@@ -90,6 +90,18 @@ def chosen_cpu_contenders(args, default):
     return args.contenders.split(",") if args.contenders else cpu_default_contenders(default, args.cpu_isa)
 
 
+def start_cpu_run(parser, args, known, default):
+    """The contenders of this run (see `chosen_cpu_contenders`), after printing
+    the host and ISA caps that every figure is quoted with."""
+    contenders = chosen_cpu_contenders(args, default)
+    unknown = set(contenders) - set(known)
+    if unknown:
+        parser.error(f"unknown contenders {sorted(unknown)}; known: {', '.join(known)}")
+    print(host_description())
+    print(cap_cpu_isa(args.cpu_isa))
+    return contenders
+
+
 def run_contenders(script, contenders, repeats, worker_args):
     """Each contender `repeats` times, interleaved, each run in its own process.
 

@@ -24,10 +24,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from benchmarks.common import (add_cpu_isa_flag, cap_cpu_isa, chosen_cpu_contenders,  # noqa: E402
-                               contender_parser, host_description,
+from benchmarks.common import (add_cpu_isa_flag, contender_parser,  # noqa: E402
                                inference_flops_per_token, median, peak_rss_mb, print_table,
-                               run_contenders, spread)
+                               run_contenders, spread, start_cpu_run)
 
 CONTENDERS = ("ours_fp32", "ours_fp32_xla", "ours_fp32_no_onednn", "ours_bf16", "ours_bf16_serving",
               "ours_bf16_rewrite", "hf_torch_fp32", "hf_torch_bf16", "hf_torch_bf16_weights",
@@ -127,9 +126,8 @@ def main():
         return worker(args)
     from modeling import BertConfig
     config = BertConfig.from_preset(args.preset)
-    print(host_description())
-    print(cap_cpu_isa(args.cpu_isa))
-    results = run_contenders(__file__, chosen_cpu_contenders(args, DEFAULT), args.repeats, [
+    contenders = start_cpu_run(parser, args, CONTENDERS, DEFAULT)
+    results = run_contenders(__file__, contenders, args.repeats, [
         f"--preset={args.preset}", f"--batch={args.batch}", f"--seq={args.seq}", f"--steps={args.steps}"])
     flops_per_seq = inference_flops_per_token(config, args.seq) * args.seq
     rows, speed = [], {name: median(r["seq_per_s"] for r in runs) for name, runs in results.items()}

@@ -25,9 +25,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from benchmarks.common import (add_cpu_isa_flag, cap_cpu_isa, chosen_cpu_contenders,  # noqa: E402
-                               contender_parser, host_description,
-                               median, peak_rss_mb, print_table, run_contenders, spread)
+from benchmarks.common import (add_cpu_isa_flag, contender_parser, median, peak_rss_mb,  # noqa: E402
+                               print_table, run_contenders, spread, start_cpu_run)
 
 CONTENDERS = ("ours_fp32", "ours_fp32_xla", "ours_fp32_no_onednn", "ours_bf16", "hf_torch_fp32",
               "hf_torch_bf16")
@@ -72,12 +71,7 @@ def main():
     args = parser.parse_args()
     if args.worker:
         return worker(args)
-    contenders = chosen_cpu_contenders(args, DEFAULT)
-    unknown = set(contenders) - set(CONTENDERS)
-    if unknown:
-        parser.error(f"unknown contenders {sorted(unknown)}; known: {', '.join(CONTENDERS)}")
-    print(host_description())
-    print(cap_cpu_isa(args.cpu_isa))
+    contenders = start_cpu_run(parser, args, CONTENDERS, DEFAULT)
     passthrough = [f"--{k}={getattr(args, k)}" for k in
                    ("preset", "batch", "seq", "predictions", "steps", "warmup_steps")]
     results = run_contenders(__file__, contenders, args.repeats, passthrough)

@@ -1,14 +1,10 @@
 """The CPU side-by-side benchmarks: bf16 contenders by default only on native-bf16 CPUs; the train-step table."""
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 from benchmarks.common import cpu_default_contenders
 from tasks import precision
-from tests.conftest import ROOT
+from tests.benchmarks.run_script import run_benchmark, table_rows
 
 CONTENDERS = ("ours_fp32", "ours_bf16", "hf_torch_fp32", "hf_torch_bf16_weights")
 
@@ -28,15 +24,11 @@ def test_an_avx2_cap_leaves_the_bf16_contenders_out_on_any_host(monkeypatch):
 
 
 def test_cpu_train_step_compares_ours_with_hugging_face(tmp_path):
-    script = os.path.join(ROOT, "benchmarks", "cpu_train_step.py")
-    done = subprocess.run(
-        [sys.executable, script, "--preset=bert_tiny_uncased", "--batch=2", "--seq=16", "--predictions=3",
-         "--steps=1", "--warmup_steps=1", "--repeats=1", "--contenders=ours_fp32,hf_torch_fp32"],
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}, capture_output=True, text=True, timeout=900,
-        cwd=str(tmp_path))
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "Model name" in done.stdout and "Flags" in done.stdout, done.stdout
-    rows = {line.split()[0]: line.split() for line in done.stdout.splitlines()
-            if line.startswith(("ours_fp32", "hf_torch_fp32"))}
-    assert set(rows) == {"ours_fp32", "hf_torch_fp32"}, done.stdout
+    stdout = run_benchmark(
+        tmp_path, "cpu_train_step.py", "--preset=bert_tiny_uncased", "--batch=2", "--seq=16",
+        "--predictions=3", "--steps=1", "--warmup_steps=1", "--repeats=1",
+        "--contenders=ours_fp32,hf_torch_fp32")
+    assert "Model name" in stdout and "Flags" in stdout, stdout
+    rows = table_rows(stdout, ("ours_fp32", "hf_torch_fp32"))
+    assert set(rows) == {"ours_fp32", "hf_torch_fp32"}, stdout
     assert float(rows["ours_fp32"][1]) > 0 and rows["hf_torch_fp32"][3] == "1.00x"
