@@ -38,8 +38,8 @@ GLUE = os.path.join(os.path.dirname(ROOT), "shared", "data", "glue")
 VOCAB = os.path.join(os.path.dirname(ROOT), "shared", "data", "vocab", "bert_uncased_vocab.txt")
 
 
-def _ours(args, config, reader, cache_dir):
-    """(one evaluation pass, tokens it computes)."""
+def _ours(args, config, reader, split, cache_dir):
+    """(one evaluation pass over `split`, tokens it computes)."""
     from tasks.classification import ClassificationConfig, ClassificationTask
     from tasks.run_options import RunOptions
     from tasks.trainer import Trainer
@@ -48,17 +48,15 @@ def _ours(args, config, reader, cache_dir):
         max_seq_length=args.seq, trim_padding=not args.worker.endswith("full_length")))
     trainer = Trainer(task, RunOptions(output_dir=os.path.join(cache_dir, "run"),
                                        mixed_precision="bf16" if "bf16" in args.worker else "none"))
-    split = reader.eval_splits[0]
     tokens = sum(int(features["input_mask"].shape[0] * features["input_mask"].shape[1])
                  for features, _ in task.build_dataset(split, args.batch, training=False))
     return lambda: trainer.evaluate(args.batch, split), tokens
 
 
-def _hf(args, config, reader):
+def _hf(args, config, reader, examples):
     import torch
     import transformers
     torch.set_grad_enabled(False)
-    examples = reader.read(reader.eval_splits[0]).examples
     tokenizer = transformers.BertTokenizerFast(args.vocab_file, do_lower_case=True)
     model = transformers.BertForSequenceClassification(transformers.BertConfig(
         **config.to_dict(), num_labels=len(reader.label_list))).eval()
@@ -82,20 +80,21 @@ def worker(args):
     from modeling.config import BertConfig
     config = BertConfig.from_preset(args.preset)
     reader = GlueReader(args.task, args.data_dir)
+    split = reader.eval_splits[0]
+    examples = reader.read(split).examples
     with tempfile.TemporaryDirectory() as cache_dir:
         if args.worker.startswith("hf_torch"):
-            run, tokens = _hf(args, config, reader)
+            run, tokens = _hf(args, config, reader, examples)
         else:
-            run, tokens = _ours(args, config, reader, cache_dir)
+            run, tokens = _ours(args, config, reader, split, cache_dir)
         run()  # tracing, caches
         times = []
         for _ in range(args.steps):
             start = time.perf_counter()
             run()
             times.append(time.perf_counter() - start)
-    examples = len(reader.read(reader.eval_splits[0]).examples)
-    print(json.dumps({"examples_per_s": examples / median(times), "tokens": tokens,
-                      "examples": examples, "peak_rss_mb": peak_rss_mb()}))
+    print(json.dumps({"examples_per_s": len(examples) / median(times), "tokens": tokens,
+                      "examples": len(examples), "peak_rss_mb": peak_rss_mb()}))
 
 
 def main():

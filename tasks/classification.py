@@ -119,9 +119,9 @@ class ClassificationTask(FineTuningTask):
         With `group_by_length`, training takes windows of 50 shuffled batches,
         cuts each window into batches of neighbouring lengths and shuffles
         those: with `trim_padding`, short sentences then cost little.
-        Evaluation and prediction with `trim_padding` always do so, in file
-        order and without shuffling: on the GLUE dev sets that is 1.4-1.8x fewer
-        tokens than batches in file order. Metrics do not depend on the order,
+        Evaluation and prediction with `trim_padding` always cut their windows
+        so (windows in file order, nothing shuffled): on the GLUE dev sets that
+        is 1.4-1.8x fewer tokens than batches in file order. Metrics do not depend on the order,
         and predictions go back to file order by `example_index`.
         """
         data = self.split_data(split)

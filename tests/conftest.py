@@ -39,6 +39,17 @@ def read_squad_predictions(output_dir, qas_ids):
     return predictions, nbest, null_odds
 
 
+def logits_by_example(task, model, split, batch_size):
+    """{example_index: logits} of `split` read as for evaluation, and each batch's width."""
+    logits, widths = {}, []
+    for features, labels in task.build_dataset(split, batch_size, training=False):
+        widths.append(features["input_mask"].shape[-1])
+        for index, row in zip(labels["example_index"].numpy(), model(features)["logits"].numpy()):
+            assert int(index) not in logits
+            logits[int(index)] = row
+    return logits, widths
+
+
 def shared_path(*parts):
     """Path under ../shared/data, or skip the test with a reason when it is absent."""
     path = os.path.join(SHARED_DATA, *parts)

@@ -15,7 +15,7 @@ from data.classification.glue_readers import GlueReader
 from tasks.fine_tuning import RunResult
 from tasks.learning_rate_sweep import SWEEP_RESULTS, plan_runs, run_sweep
 from tasks.classification import ClassificationConfig, ClassificationTask
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, logits_by_example
 from tests.tiny_config import TINY_CONFIG
 
 tf = pytest.importorskip("tensorflow")
@@ -109,27 +109,15 @@ def test_regression_loss_metrics_and_prediction_order(sts_task, tmp_path):
         sts_task.build_dataset("test", 2, training=True)
 
 
-def _logits_by_example(task, model, batch_size):
-    """{example_index: logits} over the MNLI train split read as for evaluation,
-    and the width of each batch."""
-    logits, widths = {}, []
-    for features, labels in task.build_dataset("train", batch_size, training=False):
-        widths.append(features["input_word_ids"].shape[1])
-        for index, row in zip(labels["example_index"].numpy(), model(features)["logits"].numpy()):
-            assert int(index) not in logits
-            logits[int(index)] = row
-    return logits, widths
-
-
 def test_evaluation_batches_of_neighbouring_lengths_change_no_output(tmp_path, uncased_vocab_file):
     task = ClassificationTask(ClassificationConfig(
         reader=GlueReader("MNLI", os.path.join(FIXTURES, "glue_mnli")),
         vocab_file=uncased_vocab_file, bert_config=TINY_CONFIG,
         cache_dir=str(tmp_path), max_seq_length=32))
     model = task.build_model()
-    trimmed, widths = _logits_by_example(task, model, 4)
+    trimmed, widths = logits_by_example(task, model, "train", 4)
     task.config.trim_padding = False
-    padded, full_widths = _logits_by_example(task, model, 4)
+    padded, full_widths = logits_by_example(task, model, "train", 4)
     assert sorted(trimmed) == sorted(padded) == list(range(30))
     assert full_widths == [32] * 8
     # One window of 50 batches covers the split: batches from shortest to longest.

@@ -9,7 +9,7 @@ import pytest
 
 from tasks.multiple_choice import (MultipleChoiceConfig, MultipleChoiceTask,
                                         find_split_file)
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, logits_by_example
 from tests.tiny_config import TINY_CONFIG
 
 SEQ = 32
@@ -46,23 +46,12 @@ def test_batches_of_choices_give_logits_per_choice(tmp_path, uncased_vocab_file)
                                np.asarray(outputs["logits"])[:, ::-1], rtol=1e-5, atol=1e-6)
 
 
-def _logits_by_example(task, model):
-    """{example_index: logits} over the dev split, and each batch's width."""
-    logits, widths = {}, []
-    for features, labels in task.build_dataset("dev", 2, training=False):
-        widths.append(features["input_mask"].shape[-1])
-        for index, row in zip(labels["example_index"].numpy(), model(features)["logits"].numpy()):
-            assert int(index) not in logits
-            logits[int(index)] = row
-    return logits, widths
-
-
 def test_evaluation_batches_from_short_to_long_change_no_output(tmp_path, uncased_vocab_file):
     task = _task(_data_dir(tmp_path), uncased_vocab_file)
     model = task.build_model()
-    trimmed, widths = _logits_by_example(task, model)
+    trimmed, widths = logits_by_example(task, model, "dev", 2)
     task.config.trim_padding = False
-    padded, full_widths = _logits_by_example(task, model)
+    padded, full_widths = logits_by_example(task, model, "dev", 2)
     assert sorted(trimmed) == sorted(padded) == list(range(task.num_examples("dev")))
     assert set(full_widths) == {SEQ}
     assert widths == sorted(widths) and widths[-1] < SEQ
