@@ -179,8 +179,8 @@ class QuestionAnsweringTask(FineTuningTask):
         `gathered` move its position outputs back."""
         positions = self.head.position_inputs
         trimmed = self.text_side.trim_padding({k: v for k, v in features.items() if k not in positions})
-        cut = tf.shape(features["input_mask"])[-1] - tf.shape(trimmed["input_mask"])[-1]
-        cut = cut if self.text_side.padding_side == "left" else tf.zeros_like(cut)
+        cut = self.text_side.cut_before(tf.shape(features["input_mask"])[-1],
+                                        tf.shape(trimmed["input_mask"])[-1])
         return ({**trimmed, **{k: features[k] - cut for k in positions}},
                 {**labels, "positions_cut": tf.fill(tf.shape(labels["unique_ids"]), cut)})
 

@@ -165,7 +165,7 @@ class TaggingTask(FineTuningTask):
     def _trim_padding(self, features, labels):
         """Cuts a batch to its longest window on the text side's padding side,
         the per-position labels with it."""
-        per_position = {k: v for k, v in labels.items() if k != "sentence_index"}
+        per_position = _per_position(labels)
         trimmed = self.text_side.trim_padding({**features, **per_position})
         return ({k: trimmed[k] for k in features},
                 {**labels, **{k: trimmed[k] for k in per_position}})
@@ -174,8 +174,8 @@ class TaggingTask(FineTuningTask):
         """Labels and logits, the per-position ones padded back to
         `max_seq_length` (`trim_padding` cuts each batch to its own width)."""
         values = {**labels, **outputs}
-        per_position = {k: v for k, v in values.items() if k != "sentence_index"}
-        return {**values, **self.text_side.restore_padding(per_position, self.config.max_seq_length)}
+        return {**values, **self.text_side.restore_padding(_per_position(values),
+                                                           self.config.max_seq_length)}
 
     # --- Model -------------------------------------------------------------
 
@@ -249,3 +249,9 @@ class TaggingTask(FineTuningTask):
         return ExportMeta("ner", config.bert_config, config.vocab_file, config.do_lower_case,
                           config.max_seq_length, tuple(self.labels), doc_stride=config.doc_stride,
                           task_model=self.task_model_config())
+
+
+def _per_position(values):
+    """The [batch, seq, ...] entries of a batch's labels and outputs: all but
+    `sentence_index` ([batch])."""
+    return {k: v for k, v in values.items() if k != "sentence_index"}

@@ -97,16 +97,23 @@ class TextSide(abc.ABC):
         outputs are unchanged and a batch of short texts costs what its tokens
         cost. (Shapes then vary by batch: not for TPUs or XLA.)"""
         longest = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=-1))
-        start = tf.shape(features["input_mask"])[-1] - longest if self.padding_side == "left" else 0
+        start = self.cut_before(tf.shape(features["input_mask"])[-1], longest)
         return {name: value[..., start:start + longest] for name, value in features.items()}
+
+    def cut_before(self, seq_length, width):
+        """Positions `trim_padding` cuts before those it keeps when it cuts
+        `seq_length` to `width`: all of the cut on the left padding side, none
+        on the right. Int32 tensors."""
+        cut = seq_length - width
+        return cut if self.padding_side == "left" else tf.zeros_like(cut)
 
     def restore_padding(self, values, seq_length):
         """Per-position values ([batch, width, ...]) of inputs cut by
         `trim_padding`, padded back with zeros to `seq_length` on the padding
         side: each position where it was, and batches of any width concatenate."""
         def pad(value):
-            missing = seq_length - tf.shape(value)[1]
-            before, after = (missing, 0) if self.padding_side == "left" else (0, missing)
+            before = self.cut_before(seq_length, tf.shape(value)[1])
+            after = seq_length - tf.shape(value)[1] - before
             padded = tf.pad(value, [[0, 0], [before, after]] + [[0, 0]] * (value.shape.rank - 2))
             padded.set_shape(value.shape[:1].concatenate([seq_length]).concatenate(value.shape[2:]))
             return padded

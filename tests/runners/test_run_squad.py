@@ -92,25 +92,34 @@ def test_datasets_and_loss(task):
     assert scores["total"] == 7 and "best_f1_thresh" in scores
 
 
-def test_prediction_from_short_to_long_windows_changes_no_answer(task, tmp_path):
-    """Prediction reads the windows from shortest to longest, each batch cut to
-    its longest: every real position's logits and every answer are those of
-    full-length batches, in fewer tokens."""
+def cut_and_full_predictions(task, tmp_path):
+    """(batch widths, predictions in batches of 4 cut to their longest window,
+    the same model's in full-length batches), both in file order. The cut
+    batches run from short windows to long, the shortest below 48."""
     trainer = Trainer(task, RunOptions(output_dir=str(tmp_path / "run")))
     widths = [f["input_mask"].shape[1] for f, _ in task.build_dataset("predict", 4, training=False)]
     trimmed = trainer.predict(4, split="predict")
     task.config.trim_padding = False
     full = trainer.predict(4, split="predict")
-    assert widths == sorted(widths) and widths[0] < 48 and sum(widths) < 48 * len(widths)
+    assert widths == sorted(widths) and widths[0] < 48
     order = np.argsort(trimmed["unique_ids"])
-    assert list(trimmed["unique_ids"][order]) == list(full["unique_ids"])
+    trimmed = {name: value[order] for name, value in trimmed.items()}
+    assert list(trimmed["unique_ids"]) == list(full["unique_ids"])
+    return widths, trimmed, full
+
+
+def test_prediction_from_short_to_long_windows_changes_no_answer(task, tmp_path):
+    """Prediction reads the windows from shortest to longest, each batch cut to
+    its longest: every real position's logits and every answer are those of
+    full-length batches, in fewer tokens."""
+    widths, trimmed, full = cut_and_full_predictions(task, tmp_path)
+    assert sum(widths) < 48 * len(widths)
     real = np.stack([f.input_mask for f in task.split("predict").features]) > 0
     for name in ("start_logits", "end_logits"):
         assert trimmed[name].shape == full[name].shape == (len(real), 48)
         # Masked positions add exact zeros; float32 sums of other lengths.
-        np.testing.assert_allclose(trimmed[name][order][real], full[name][real], atol=1e-5)
-    answers, full_answers = task.predictions(trimmed), task.predictions(full)
-    assert answers.predictions == full_answers.predictions
+        np.testing.assert_allclose(trimmed[name][real], full[name][real], atol=1e-5)
+    assert task.predictions(trimmed).predictions == task.predictions(full).predictions
 
 
 def test_xlnet_beam_from_short_to_long_windows_changes_no_answer(tmp_path):
@@ -123,22 +132,14 @@ def test_xlnet_beam_from_short_to_long_windows_changes_no_answer(tmp_path):
         learn_spiece_model(tmp_path), config, predict_file=squad_file, do_lower_case=False,
         max_seq_length=48, doc_stride=16, max_query_length=16, version_2_with_negative=True,
         start_n_top=3, end_n_top=2))
-    trainer = Trainer(task, RunOptions(output_dir=str(tmp_path / "run")))
-    widths = [f["input_mask"].shape[1] for f, _ in task.build_dataset("predict", 4, training=False)]
-    trimmed = trainer.predict(4, split="predict")
-    task.config.trim_padding = False
-    full = trainer.predict(4, split="predict")
-    assert widths == sorted(widths) and widths[0] < 48
-    order = np.argsort(trimmed["unique_ids"])
-    assert list(trimmed["unique_ids"][order]) == list(full["unique_ids"])
+    _, trimmed, full = cut_and_full_predictions(task, tmp_path)
     assert (trimmed["positions_cut"] > 0).any()
     for name in ("start_top_index", "end_top_index"):
-        np.testing.assert_array_equal(trimmed[name][order], full[name])
+        np.testing.assert_array_equal(trimmed[name], full[name])
     for name in ("start_top_log_probs", "end_top_log_probs", "cls_logits"):
         # Masked positions add exact zeros; float32 sums of other lengths.
-        np.testing.assert_allclose(trimmed[name][order], full[name], atol=1e-5)
-    answers, full_answers = task.predictions(trimmed), task.predictions(full)
-    assert answers.predictions == full_answers.predictions
+        np.testing.assert_allclose(trimmed[name], full[name], atol=1e-5)
+    assert task.predictions(trimmed).predictions == task.predictions(full).predictions
 
 
 def test_sequence_longer_than_positions_is_an_error(uncased_vocab_file):
