@@ -1,6 +1,6 @@
 """The TF Hub pair inside the apps users write: a tf-keras model with
 `hub.KerasLayer` (as for the published BERT modules) and Keras 3 models with
-`keras.layers.TFSMLayer` and with the README's `TrainableHubEncoder` layer
+`keras.layers.TFSMLayer` and with the `TrainableHubEncoder` layer of docs/keras3.md
 (AdamW, Adam), each in a fresh process that imports only tensorflow,
 tensorflow_text and its loader. Fitting must train the encoder."""
 
@@ -50,7 +50,7 @@ report["packed"] = {k: np.asarray(v).tolist() for k, v in packed.items()}
 print(json.dumps(report))
 """
 
-# The layer the README gives Keras 3 users (kept verbatim there: see the last test).
+# The layer docs/keras3.md gives Keras 3 users (kept verbatim there: see the last test).
 TRAINABLE_HUB_ENCODER = '''
 class TrainableHubEncoder(keras.layers.Layer):
     """Our TF Hub encoder as a Keras 3 layer that any optimizer fine-tunes."""
@@ -141,7 +141,7 @@ def test_keras3_apps_fine_tune_with_sgd_adamw_and_adam(hub_export):
                            encoder.config.num_hidden_layers)
 
 
-def test_readme_gives_the_tested_keras3_layer():
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        readme = f.read()
-    assert textwrap.indent(TRAINABLE_HUB_ENCODER.strip("\n"), "    ") in readme
+def test_docs_give_the_tested_keras3_layer():
+    with open(os.path.join(ROOT, "docs", "keras3.md"), encoding="utf-8") as f:
+        page = f.read()
+    assert textwrap.indent(TRAINABLE_HUB_ENCODER.strip("\n"), "    ") in page
