@@ -35,7 +35,8 @@ print(json.dumps(outputs["probabilities"].numpy().tolist()))
 def test_an_earlier_serving_savedmodel_answers_as_it_did(tmp_path):
     served = run_fresh(_SERVE, tmp_path, export=os.path.join(EARLIER, "bert_classifier_export"),
                        sentences=RECORDED["sentences"])
-    np.testing.assert_allclose(json.loads(served.strip().splitlines()[-1]), RECORDED["probabilities"], atol=ATOL)
+    np.testing.assert_allclose(json.loads(served.strip().splitlines()[-1]), RECORDED["probabilities"],
+                               atol=ATOL)
 
 
 def test_an_earlier_output_dir_exports_the_same_model(tmp_path):
