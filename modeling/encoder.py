@@ -6,8 +6,10 @@ from keras import ops
 from modeling.config import BertConfig
 from modeling.dense import Dense
 from modeling.embeddings import BertEmbeddings
+from modeling.heads import gather_positions
 from modeling.initializers import bert_initializer
-from modeling.masks import attention_mask_from_input_mask, position_ids_from_input_mask
+from modeling.masks import (attention_mask_from_input_mask, last_token_of_first_sequence,
+                            position_ids_from_input_mask)
 from modeling.transformer import TransformerLayer
 
 
@@ -20,11 +22,14 @@ class BertEncoder(keras.Model):
     A row may pack several sequences, `input_mask` numbering them 1, 2, ...
     (`modeling.masks`); each is then encoded as if alone.
     Outputs: `sequence_output` [batch, seq, hidden], `pooled_output`
-    [batch, hidden] (tanh dense on [CLS]) and `encoder_outputs`, the list of
-    every layer's output.
+    [batch, hidden] (tanh dense on [CLS]; for a packed row, on its first
+    sequence's) and `encoder_outputs`, the list of every layer's output.
 
     `causal_attention=True` gives the paper's left-to-right ablation: each token
     attends only to itself and earlier tokens, in pretraining and fine-tuning.
+    [CLS] then sees only itself, so `pooled_output` is taken at the last real
+    token (of the first sequence) instead, the one that has seen the whole
+    sequence.
 
     Example:
     >>> encoder = BertEncoder(BertConfig.from_preset("bert_uncased_L-2_H-128_A-2"))
@@ -64,7 +69,10 @@ class BertEncoder(keras.Model):
         for layer in transformer_layers:
             x = layer(x, attention_mask)
             encoder_outputs.append(x)
-        pooled = pooler(x[:, 0, :])
+        if causal_attention:
+            pooled = pooler(gather_positions(x, last_token_of_first_sequence(input_mask))[:, 0, :])
+        else:
+            pooled = pooler(x[:, 0, :])
         super().__init__(
             inputs={"input_word_ids": word_ids, "input_mask": input_mask,
                     "input_type_ids": type_ids},

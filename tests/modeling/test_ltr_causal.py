@@ -38,3 +38,33 @@ def test_ltr_task_builds_a_causal_encoder_that_ignores_later_tokens(tmp_path):
 def test_bidirectional_encoder_does_see_later_tokens():
     before, after = outputs_before_and_after_changing_the_tail(BertEncoder(TINY))
     assert np.abs(before[:, :, :CUT + 1] - after[:, :, :CUT + 1]).max() > 1e-3
+
+
+def pooled(encoder, word_ids, input_mask):
+    return np.asarray(encoder({"input_word_ids": word_ids, "input_mask": input_mask,
+                               "input_type_ids": np.zeros_like(word_ids)})["pooled_output"])
+
+
+def test_causal_pooled_output_is_the_last_real_token_of_the_first_sequence():
+    """[CLS] sees only itself under a causal mask: the pooled vector comes from
+    the last real token, and padding (or a packed row's later sequences) never
+    reaches it."""
+    encoder = BertEncoder(TINY, causal_attention=True)
+    rng = np.random.default_rng(1)
+    ids = rng.integers(5, TINY.vocab_size, (3, SEQ)).astype("int32")
+    lengths = (SEQ, 11, 9)  # full row, padded row, packed row
+    mask = np.zeros((3, SEQ), "int32")
+    mask[0], mask[1, :11] = 1, 1
+    mask[2, :9], mask[2, 9:14] = 1, 2
+    last = np.array(lengths) - 1
+    rows = np.arange(3)
+    base = pooled(encoder, ids, mask)
+
+    changed = ids.copy()
+    changed[rows, last] = (ids[rows, last] + 1 - 5) % (TINY.vocab_size - 5) + 5
+    assert (np.abs(pooled(encoder, changed, mask) - base).max(axis=1) > 1e-4).all()
+
+    beyond = ids.copy()
+    for row, length in enumerate(lengths):
+        beyond[row, length:] = rng.integers(5, TINY.vocab_size, SEQ - length)
+    np.testing.assert_allclose(pooled(encoder, beyond, mask), base, atol=1e-6)
