@@ -2,7 +2,8 @@
 fine-tuning, so `run_pretraining.py --objective=ltr` writes a causal config
 beside its checkpoint, `run_classifier.py --init_checkpoint=<that dir>`
 fine-tunes a causal model and exports a SavedModel that serves the same, and
-the TF Hub encoder exported from that checkpoint is causal too."""
+the TF Hub encoder exported from that checkpoint is causal too; converted
+checkpoints keep the config, and a keras-hub preset, which cannot mask, is refused."""
 
 import os
 import subprocess
@@ -12,7 +13,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from checkpoints.companion_files import resolve_bert_config
+from checkpoints.keras_hub_preset import PresetError
 from checkpoints.loader import load_into
+from convert_checkpoint import convert
 from data.text.segments import encode_texts
 from data.text.tokenization import FullTokenizer
 from export.export_hub import export_hub
@@ -82,3 +86,12 @@ def test_hub_encoder_of_the_pretrained_checkpoint_is_causal(fine_tuned, uncased_
     _, encoder_dir = export_hub(str(tmp_path / "hub"), str(fine_tuned / "pretrained"),
                                 vocab_file=uncased_vocab_file)
     assert sees_only_earlier_tokens(tf.saved_model.load(encoder_dir))
+
+
+def test_converted_checkpoints_keep_the_causal_config(fine_tuned, uncased_vocab_file, tmp_path):
+    pretrained = str(fine_tuned / "pretrained")
+    for output_format in ("tf1", "hf"):
+        convert(pretrained, str(tmp_path / output_format), output_format)
+        assert resolve_bert_config(init_checkpoint=str(tmp_path / output_format)).causal_attention
+    with pytest.raises(PresetError, match="causal_attention"):
+        convert(pretrained, str(tmp_path / "keras_hub"), "keras_hub", vocab_file=uncased_vocab_file)
