@@ -1,4 +1,6 @@
-"""The left-to-right ablation: a token's representation never sees later tokens."""
+"""The left-to-right ablation: a token's representation never sees later tokens,
+the pooled vector is the last real token's, and Keras configs of earlier
+versions rebuild the same causal model."""
 
 import keras
 import numpy as np
