@@ -61,7 +61,8 @@ def convert(init_checkpoint, output_dir, output_format, bert_config_file=None, v
         return convert_xlnet(init_checkpoint, output_dir, output_format, config, vocab_file)
     if output_format == "model_garden":
         raise ValueError("--output_format=model_garden is written for XLNet only")
-    model = BertPretrainer(BertEncoder(config))
+    # The left-to-right ablation pretrains without a next-sentence head.
+    model = BertPretrainer(BertEncoder(config), "ltr" if config.causal_attention else "mlm_nsp")
     report = load_into(model, init_checkpoint)
     logging.info(report.summary())
     loaded = set(report.loaded)

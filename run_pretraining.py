@@ -102,7 +102,8 @@ def bert_task():
         objective=FLAGS.objective, init_checkpoint=FLAGS.init_checkpoint,
         dynamic_masker=dynamic_masker(), seed=FLAGS.seed,
         max_sequences_per_pack=FLAGS.max_sequences_per_pack)
-    return task, config, source, "bert_config.json", config.vocab_size, (F.INPUT_IDS, F.MASKED_LM_IDS)
+    return (task, task.config, source, "bert_config.json", config.vocab_size,
+            (F.INPUT_IDS, F.MASKED_LM_IDS))
 
 
 def xlnet_task():

@@ -215,6 +215,9 @@ def _backbone_config(config):
     if config.layer_norm_eps != _KERAS_HUB_LAYER_NORM_EPS:
         raise PresetError(f"keras-hub's BertBackbone fixes layer_norm_eps at "
                           f"{_KERAS_HUB_LAYER_NORM_EPS}; this model has {config.layer_norm_eps}")
+    if config.causal_attention:
+        raise PresetError("keras-hub's BertBackbone attends both ways; a causal_attention "
+                          "(left-to-right) model cannot be written as a keras-hub preset")
     return {
         "module": "keras_hub.src.models.bert.bert_backbone",
         "class_name": BACKBONE,

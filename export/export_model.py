@@ -52,9 +52,9 @@ def build_task_model(meta):
 
 def _task_model_from_fields(meta):
     """The reader for export_meta.json files written before `task_model` existed:
-    BERT task models rebuilt from `task`, `bert_config` and `label_list`."""
-    encoder = build_encoder(meta.encoder_config, causal_attention=meta.causal_attention,
-                            dtype="float32")
+    BERT task models rebuilt from `task`, `bert_config` (with the older files'
+    `causal_attention`) and `label_list`."""
+    encoder = build_encoder(meta.encoder_config, dtype="float32")
     if meta.task == "classification":
         return BertClassifier(encoder, len(meta.label_list))
     if meta.task == "regression":

@@ -12,7 +12,9 @@ them runs unchanged:
     masked = hub.load(path).mlm({**encoder_inputs, "masked_lm_positions": positions})
     masked["mlm_logits"]                                # [batch, positions, vocab]
 
-`mlm` is BERT's (its masked-LM head); XLNet's language model predicts
+`mlm` is BERT's (its masked-LM head; for the left-to-right ablation, whose
+config has `causal_attention`, the logits at a position predict the next
+token); XLNet's language model predicts
 permutation-LM targets from a query stream, not masked positions, so an XLNet
 encoder has no `mlm`. Its `pooled_output` is the sequence summary of `<cls>`,
 which the original creates in fine-tuning: from a pretrained checkpoint it is
@@ -160,9 +162,11 @@ def _load(model, encoder, init_checkpoint):
 
 
 def build_pretrainer(config, init_checkpoint=None):
-    """A masked-LM `BertPretrainer` (float32) with `init_checkpoint` loaded if given;
-    returns (pretrainer, load report or None)."""
-    pretrainer = BertPretrainer(BertEncoder(config), objective="mlm")
+    """A masked-LM `BertPretrainer` (float32; the left-to-right LM for a causal
+    config) with `init_checkpoint` loaded if given; returns (pretrainer, load
+    report or None)."""
+    objective = "ltr" if config.causal_attention else "mlm"
+    pretrainer = BertPretrainer(BertEncoder(config), objective=objective)
     return pretrainer, _load(pretrainer, pretrainer.encoder, init_checkpoint)
 
 

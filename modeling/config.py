@@ -15,6 +15,11 @@ class ConfigError(ValueError):
 class BertConfig(JsonConfig):
     """Hyper-parameters of a BERT encoder, field names as in `bert_config.json`.
 
+    `causal_attention` marks the paper's left-to-right ablation: it travels
+    with the checkpoint's config so that fine-tuning and exports keep the mask
+    the model was pretrained with. It is written only when true, so other
+    configs keep the original file's fields.
+
     Example:
     >>> config = BertConfig.from_preset("bert_base_uncased")
     >>> config.hidden_size, config.num_hidden_layers
@@ -36,6 +41,7 @@ class BertConfig(JsonConfig):
     type_vocab_size: int = 2
     initializer_range: float = 0.02
     layer_norm_eps: float = 1e-12
+    causal_attention: bool = False
 
     def __post_init__(self):
         positive = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
@@ -58,6 +64,14 @@ class BertConfig(JsonConfig):
                 f"num_attention_heads {self.num_attention_heads}")
         if self.hidden_act not in _ACTIVATIONS:
             raise ConfigError(f"hidden_act {self.hidden_act!r} is not one of {_ACTIVATIONS}")
+        if not isinstance(self.causal_attention, bool):
+            raise ConfigError(f"causal_attention must be true or false, got {self.causal_attention!r}")
+
+    def to_dict(self):
+        values = super().to_dict()
+        if not self.causal_attention:
+            del values["causal_attention"]
+        return values
 
     @property
     def head_size(self):

@@ -6,8 +6,10 @@ from keras import ops
 from modeling.config import BertConfig
 from modeling.dense import Dense
 from modeling.embeddings import BertEmbeddings
+from modeling.heads import gather_positions
 from modeling.initializers import bert_initializer
-from modeling.masks import attention_mask_from_input_mask, position_ids_from_input_mask
+from modeling.masks import (attention_mask_from_input_mask, last_token_of_first_sequence,
+                            position_ids_from_input_mask)
 from modeling.transformer import TransformerLayer
 
 
@@ -20,11 +22,15 @@ class BertEncoder(keras.Model):
     A row may pack several sequences, `input_mask` numbering them 1, 2, ...
     (`modeling.masks`); each is then encoded as if alone.
     Outputs: `sequence_output` [batch, seq, hidden], `pooled_output`
-    [batch, hidden] (tanh dense on [CLS]) and `encoder_outputs`, the list of
-    every layer's output.
+    [batch, hidden] (tanh dense on [CLS]; for a packed row, on its first
+    sequence's) and `encoder_outputs`, the list of every layer's output.
 
-    `causal_attention=True` gives the paper's left-to-right ablation: each token
-    attends only to itself and earlier tokens, in pretraining and fine-tuning.
+    `config.causal_attention` gives the paper's left-to-right ablation: each
+    token attends only to itself and earlier tokens, in pretraining and
+    fine-tuning. [CLS] then sees only itself, so `pooled_output` is taken at
+    the last real token (of the first sequence) instead, the one that has seen
+    the whole sequence. The `causal_attention` argument, when given, overrides
+    the config's (Keras configs of earlier versions carry it there).
 
     Example:
     >>> encoder = BertEncoder(BertConfig.from_preset("bert_uncased_L-2_H-128_A-2"))
@@ -33,9 +39,11 @@ class BertEncoder(keras.Model):
     (batch, 128)
     """
 
-    def __init__(self, config, causal_attention=False, dtype=None, **kwargs):
+    def __init__(self, config, causal_attention=None, dtype=None, **kwargs):
         if isinstance(config, dict):
             config = BertConfig.from_dict(config)
+        if causal_attention is not None:
+            config = config.replace(causal_attention=bool(causal_attention))
         # === Layers ===
         embeddings = BertEmbeddings(
             config.vocab_size, config.hidden_size, config.max_position_embeddings,
@@ -58,13 +66,16 @@ class BertEncoder(keras.Model):
         word_ids = keras.Input(shape=(None,), dtype="int32", name="input_word_ids")
         input_mask = keras.Input(shape=(None,), dtype="int32", name="input_mask")
         type_ids = keras.Input(shape=(None,), dtype="int32", name="input_type_ids")
-        attention_mask = attention_mask_from_input_mask(input_mask, causal=causal_attention)
+        attention_mask = attention_mask_from_input_mask(input_mask, causal=config.causal_attention)
         x = embeddings(word_ids, type_ids, position_ids_from_input_mask(input_mask))
         encoder_outputs = []
         for layer in transformer_layers:
             x = layer(x, attention_mask)
             encoder_outputs.append(x)
-        pooled = pooler(x[:, 0, :])
+        if config.causal_attention:
+            pooled = pooler(gather_positions(x, last_token_of_first_sequence(input_mask))[:, 0, :])
+        else:
+            pooled = pooler(x[:, 0, :])
         super().__init__(
             inputs={"input_word_ids": word_ids, "input_mask": input_mask,
                     "input_type_ids": type_ids},
@@ -74,10 +85,13 @@ class BertEncoder(keras.Model):
 
         # === Config ===
         self.config = config
-        self.causal_attention = causal_attention
         self.embeddings = embeddings
         self.transformer_layers = transformer_layers
         self.pooler = pooler
+
+    @property
+    def causal_attention(self):
+        return self.config.causal_attention
 
     @property
     def word_embeddings(self):
@@ -85,8 +99,7 @@ class BertEncoder(keras.Model):
         return self.embeddings.word_embeddings.embeddings
 
     def get_config(self):
-        return {"config": self.config.to_dict(), "causal_attention": self.causal_attention,
-                "name": self.name, "trainable": self.trainable}
+        return {"config": self.config.to_dict(), "name": self.name, "trainable": self.trainable}
 
     @classmethod
     def from_config(cls, config):

@@ -38,6 +38,15 @@ def position_ids_from_input_mask(input_mask):
     return ops.where(packed, within, indices)
 
 
+def last_token_of_first_sequence(input_mask):
+    """[batch, 1] position of the last token numbered 1 in `input_mask`: the last real
+    token of a 0/1 row, the end of the first sequence of a packed one (0 for
+    a row of padding). Under a causal mask it is the only token that has seen
+    that whole sequence."""
+    mask = ops.cast(input_mask, "int32")
+    return ops.max(ops.where(ops.equal(mask, 1), _token_indices(mask), 0), axis=1, keepdims=True)
+
+
 def _token_indices(mask):
     # Counted from the mask itself rather than `ops.arange(seq)`, whose length is
     # unknown while a functional model is built on symbolic inputs.

@@ -64,8 +64,8 @@ class TaskModel(TaskModelConfig, keras.Model):
 
 @keras.saving.register_keras_serializable(package="bert_garden")
 class BertClassifier(TaskModel):
-    """Dense layer on the pooled [CLS] output: `logits` [batch, num_classes]
-    (num_classes=1 gives a regression score, as STS-B)."""
+    """Dense layer on the pooled output ([CLS]; a causal encoder's last real token):
+    `logits` [batch, num_classes] (num_classes=1 gives a regression score, as STS-B)."""
 
     def __init__(self, encoder, num_classes, dropout_rate=0.1, **kwargs):
         inputs = encoder_inputs(encoder)

@@ -11,7 +11,8 @@ The contract (JSON object; runners write it with `write_export_meta`):
     bert_config             BERT only: encoder_config again, for readers of the BERT format.
                             Files written before `encoder_family` existed have only this:
                             they are read as BERT
-    causal_attention        bool, the left-to-right ablation's encoder (default false)
+    causal_attention        older files only: the left-to-right ablation's encoder, now the
+                            encoder config's `causal_attention`; read into it
     do_lower_case           bool
     max_seq_length          int
     label_list              classification: class names in logit order; ner: tag names
@@ -24,7 +25,7 @@ The contract (JSON object; runners write it with `write_export_meta`):
                             encoder config inside); the export rebuilds the model from it
                             whatever its class or encoder family. Files written before this
                             field existed lack it: their model is rebuilt from `task`,
-                            `bert_config`, `causal_attention` and `label_list`
+                            `bert_config` (with `causal_attention`) and `label_list`
 
 The family's vocabulary file is copied beside it (`vocab.txt` for BERT,
 `spiece.model` for XLNet), so the output_dir is self-contained. The
@@ -44,6 +45,7 @@ from utils.files import atomic_write_text, read_json_object
 EXPORT_META_FILE = "export_meta.json"
 FORMAT_VERSION = 1
 LEGACY_FAMILY = "bert"  # the family of files that record only `bert_config`
+LEGACY_CAUSAL = "causal_attention"  # where older files record BERT's causal mask
 TASKS = ("classification", "regression", "squad", "ner", "multiple_choice")
 SQUAD_OPTIONS = ("max_query_length", "n_best_size", "max_answer_length",
                  "version_2_with_negative", "null_score_diff_threshold")
@@ -68,7 +70,6 @@ class ExportMeta:
     paired: bool = False
     doc_stride: int = None
     squad: dict = None
-    causal_attention: bool = False
     task_model: dict = None
 
     def __post_init__(self):
@@ -131,13 +132,15 @@ def read_export_meta(output_dir):
     if values.pop("format_version", None) != FORMAT_VERSION:
         raise ExportMetaError(f"{path}: format_version must be {FORMAT_VERSION}")
     known = ({f.name for f in dataclasses.fields(ExportMeta)} - {"vocab_file"}
-             | {"encoder_family", "bert_config"})
+             | {"encoder_family", "bert_config", LEGACY_CAUSAL})
     unknown = sorted(set(values) - known)
     if unknown:
         raise ExportMetaError(f"{path}: unknown field(s) {unknown}")
     family, config_field, config_values = _encoder_fields(path, values)
     try:
         config = config_from_dict(family, config_values, source=f"{path}: {config_field}")
+        if values.pop(LEGACY_CAUSAL, False):
+            config = config.replace(causal_attention=True)
         labels = values.pop("label_list", None)
         return ExportMeta(encoder_config=config,
                           vocab_file=os.path.join(output_dir, vocab_file_name(family)),

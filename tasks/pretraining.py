@@ -46,7 +46,8 @@ class PretrainingTask(Task):
                              f"max_position_embeddings {config.max_position_embeddings}")
         if objective == "ltr" and dynamic_masker is not None:
             raise ValueError("dynamic masking does not apply to the ltr objective")
-        self.config = config
+        # The config written beside the checkpoint says which mask fine-tuning keeps.
+        self.config = config.replace(causal_attention=objective == "ltr")
         self.input_files = expand_input_files(input_file)  # Fails now on a glob matching nothing.
         self.max_seq_length = max_seq_length
         self.label_width = max_seq_length if objective == "ltr" else max_predictions_per_seq
@@ -58,8 +59,8 @@ class PretrainingTask(Task):
         self.max_sequences_per_pack = max_sequences_per_pack
 
     def build_model(self):
-        encoder = build_encoder(self.config, causal_attention=self.objective == "ltr")
-        return BertPretrainer(encoder, self.objective, packed=bool(self.max_sequences_per_pack))
+        return BertPretrainer(build_encoder(self.config), self.objective,
+                              packed=bool(self.max_sequences_per_pack))
 
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training repeats over shuffled files and records in full batches;

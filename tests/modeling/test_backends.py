@@ -14,9 +14,11 @@ from tests.conftest import ROOT
 pytest.importorskip("jax")
 
 
-def test_tensorflow_and_jax_backends_agree(tmp_path):
+@pytest.mark.parametrize("causal_attention", [False, True])
+def test_tensorflow_and_jax_backends_agree(tmp_path, causal_attention):
     config = BertConfig(vocab_size=120, hidden_size=48, num_hidden_layers=2, num_attention_heads=4,
-                        intermediate_size=96, max_position_embeddings=64)
+                        intermediate_size=96, max_position_embeddings=64,
+                        causal_attention=causal_attention)
     encoder = BertEncoder(config)
     save_weights(encoder, str(tmp_path / "weights"))
     rng = np.random.default_rng(0)

@@ -57,3 +57,13 @@ def test_unknown_keys_and_files_are_clear_errors(tmp_path):
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(ConfigError, match="bad.json"):
         BertConfig.from_json_file(str(tmp_path / "bad.json"))
+
+
+def test_causal_attention_is_written_only_when_true(tmp_path):
+    assert "causal_attention" not in BertConfig().to_dict()
+    causal = BertConfig(causal_attention=True)
+    causal.to_json_file(str(tmp_path / "bert_config.json"))
+    assert json.loads((tmp_path / "bert_config.json").read_text())["causal_attention"] is True
+    assert BertConfig.from_json_file(str(tmp_path / "bert_config.json")) == causal
+    with pytest.raises(ConfigError, match="causal_attention"):
+        BertConfig.from_dict({**ORIGINAL_BASE_JSON, "causal_attention": "yes"})

@@ -1,40 +1,81 @@
-"""The left-to-right ablation: a token's representation never sees later tokens."""
+"""The left-to-right ablation: a token's representation never sees later tokens,
+the pooled vector is the last real token's, and Keras configs of earlier
+versions rebuild the same causal model."""
 
+import keras
 import numpy as np
 
 from modeling.encoder import BertEncoder
+from modeling.task_models import BertClassifier
 from tasks.pretraining import PretrainingTask
+from tests.causality import (CUT, SEQ, inputs, outputs_before_and_after_changing_the_tail,
+                             sees_only_earlier_tokens)
 from tests.pretraining_records import TINY, write_records
-
-SEQ, CUT = 16, 7
-
-
-def inputs(word_ids):
-    return {"input_word_ids": word_ids, "input_mask": np.ones_like(word_ids),
-            "input_type_ids": np.zeros_like(word_ids)}
-
-
-def outputs_before_and_after_changing_the_tail(encoder):
-    rng = np.random.default_rng(0)
-    ids = rng.integers(5, TINY.vocab_size, (2, SEQ)).astype("int32")
-    changed = ids.copy()
-    changed[:, CUT + 1:] = rng.integers(5, TINY.vocab_size, (2, SEQ - CUT - 1))
-    assert (changed[:, CUT + 1:] != ids[:, CUT + 1:]).any()
-    return [np.stack([np.asarray(layer) for layer in encoder(inputs(x))["encoder_outputs"]])
-            for x in (ids, changed)]
 
 
 def test_ltr_task_builds_a_causal_encoder_that_ignores_later_tokens(tmp_path):
     path = write_records(tmp_path / "ltr.tfrecord", count=2, seq_length=SEQ, predictions=SEQ,
                          nsp=False)
     model = PretrainingTask(TINY, path, SEQ, 20, objective="ltr").build_model()
-    assert model.encoder.causal_attention
-    before, after = outputs_before_and_after_changing_the_tail(model.encoder)
-    # Every layer, every position up to the cut: unchanged.
-    np.testing.assert_allclose(before[:, :, :CUT + 1], after[:, :, :CUT + 1], atol=1e-6)
-    assert np.abs(before[:, :, CUT + 1:] - after[:, :, CUT + 1:]).max() > 1e-3
+    assert model.encoder.causal_attention and sees_only_earlier_tokens(model.encoder)
 
 
 def test_bidirectional_encoder_does_see_later_tokens():
     before, after = outputs_before_and_after_changing_the_tail(BertEncoder(TINY))
     assert np.abs(before[:, :, :CUT + 1] - after[:, :, :CUT + 1]).max() > 1e-3
+
+
+def pooled(encoder, word_ids, input_mask):
+    return np.asarray(encoder({"input_word_ids": word_ids, "input_mask": input_mask,
+                               "input_type_ids": np.zeros_like(word_ids)})["pooled_output"])
+
+
+def test_causal_pooled_output_is_the_last_real_token_of_the_first_sequence():
+    """[CLS] sees only itself under a causal mask: the pooled vector comes from
+    the last real token, and padding (or a packed row's later sequences) never
+    reaches it."""
+    encoder = BertEncoder(TINY, causal_attention=True)
+    rng = np.random.default_rng(1)
+    ids = rng.integers(5, TINY.vocab_size, (3, SEQ)).astype("int32")
+    lengths = (SEQ, 11, 9)  # full row, padded row, packed row
+    mask = np.zeros((3, SEQ), "int32")
+    mask[0], mask[1, :11] = 1, 1
+    mask[2, :9], mask[2, 9:14] = 1, 2
+    last = np.array(lengths) - 1
+    rows = np.arange(3)
+    base = pooled(encoder, ids, mask)
+
+    changed = ids.copy()
+    changed[rows, last] = (ids[rows, last] + 1 - 5) % (TINY.vocab_size - 5) + 5
+    assert (np.abs(pooled(encoder, changed, mask) - base).max(axis=1) > 1e-4).all()
+
+    beyond = ids.copy()
+    for row, length in enumerate(lengths):
+        beyond[row, length:] = rng.integers(5, TINY.vocab_size, SEQ - length)
+    np.testing.assert_allclose(pooled(encoder, beyond, mask), base, atol=1e-6)
+
+
+def _encoder_config(values):
+    """The BertEncoder's entry in a serialized task model."""
+    if values.get("class_name") == "BertEncoder":
+        return values["config"]
+    return _encoder_config(values["config"]["encoder"])
+
+
+def test_keras_configs_of_earlier_versions_rebuild_the_same_causal_model():
+    """Earlier versions kept `causal_attention` beside the encoder's config (an
+    older export_meta.json's task_model); it still gives the causal model."""
+    model = BertClassifier(BertEncoder(TINY.replace(causal_attention=True)), 3)
+    serialized = keras.saving.serialize_keras_object(model)
+    assert _encoder_config(serialized)["config"]["causal_attention"] is True
+    old = keras.saving.serialize_keras_object(model)
+    encoder = _encoder_config(old)
+    del encoder["config"]["causal_attention"]
+    encoder["causal_attention"] = True
+    ids = np.random.default_rng(2).integers(5, TINY.vocab_size, (2, SEQ)).astype("int32")
+    expected = np.asarray(model(inputs(ids))["logits"])
+    for config in (serialized, old):
+        rebuilt = keras.saving.deserialize_keras_object(config)
+        rebuilt.set_weights(model.get_weights())
+        assert rebuilt.encoder.causal_attention
+        np.testing.assert_allclose(np.asarray(rebuilt(inputs(ids))["logits"]), expected, atol=1e-6)

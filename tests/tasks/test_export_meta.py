@@ -51,6 +51,26 @@ def test_older_files_with_only_bert_config_read_as_before(written, tmp_path):
                               label_list=("a", "b"), task_model=meta.task_model)
 
 
+def test_causal_attention_travels_in_the_encoder_config(tmp_path, uncased_vocab_file):
+    causal = TINY_CONFIG.replace(causal_attention=True)
+    path = write_export_meta(str(tmp_path), ExportMeta("classification", causal,
+                                                       uncased_vocab_file, max_seq_length=32,
+                                                       label_list=("a", "b")))
+    with open(path) as f:
+        values = json.load(f)
+    assert values["encoder_config"]["causal_attention"] is True and "causal_attention" not in values
+    assert read_export_meta(str(tmp_path)).encoder_config == causal
+
+
+def test_older_files_with_causal_attention_beside_the_config_read_it_into_it(written, tmp_path):
+    _, path = written
+    _rewrite(path, lambda v: v.update(causal_attention=True))
+    assert read_export_meta(str(tmp_path)).encoder_config == TINY_CONFIG.replace(
+        causal_attention=True)
+    _rewrite(path, lambda v: v.update(causal_attention=False))
+    assert read_export_meta(str(tmp_path)).encoder_config == TINY_CONFIG
+
+
 def test_encoder_config_alone_is_enough(written, tmp_path):
     _, path = written
     _rewrite(path, lambda v: v.pop("bert_config"))
