@@ -131,11 +131,16 @@ def main(_):
     make_task = xlnet_task if FLAGS.model == "xlnet" else bert_task
     task, config, source, config_name, vocab_size, id_features = make_task()
     trainer = Trainer(task, options)
-    slices = options.grad_accum_steps * trainer.strategy.num_replicas_in_sync
+    replicas = trainer.strategy.num_replicas_in_sync
+    slices = options.grad_accum_steps * replicas
     if FLAGS.model == "xlnet" and FLAGS.bi_data and FLAGS.train_batch_size % (2 * slices):
         raise app.UsageError(
             f"--bi_data: each of the {slices} slices of a batch (replicas x --grad_accum_steps) needs "
             f"forward and backward halves; --train_batch_size={FLAGS.train_batch_size} does not split so")
+    if FLAGS.model == "xlnet" and FLAGS.bi_data and FLAGS.do_eval and FLAGS.eval_batch_size % (2 * replicas):
+        raise app.UsageError(
+            f"--bi_data: each of the {replicas} replicas' evaluation batches needs forward and backward "
+            f"halves; --eval_batch_size={FLAGS.eval_batch_size} does not split so")
     # After the Trainer: reading records starts TensorFlow's runtime, which a
     # multi-worker strategy must be created before.
     for path in expand_input_files(FLAGS.input_file):

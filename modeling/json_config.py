@@ -39,3 +39,8 @@ class JsonConfig:
 
     def replace(self, **changes):
         return dataclasses.replace(self, **changes)
+
+    def for_fine_tuning(self):
+        """The config a task model built from a pretrained checkpoint runs with:
+        this one, unless the family records pretraining-only run options."""
+        return self

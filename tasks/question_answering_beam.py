@@ -22,7 +22,9 @@ found word-level, as for BERT (`question_answering_answers.span_texts`: the
 pieces' text located by `get_final_text` inside the words they cover, cut from
 the context), where the original maps each piece to characters. The two agree
 whenever a piece's text is the characters it covers (no accents removed, no
-`` or '' rewritten) or the span covers whole words.
+`` or '' rewritten) or the span covers whole words. A question without a
+candidate (an empty context) has one entry "" with log-probabilities 0, as
+its probability 1.0 says (the original and Model Garden: -1e6 each).
 """
 
 import dataclasses
@@ -30,7 +32,8 @@ import dataclasses
 from data.text.xlnet_tokenizer import SPIECE_UNDERLINE
 from tasks.question_answering_answers import postprocess, rank_candidates, softmax, span_texts
 
-NO_CANDIDATE_LOG_PROB = -1e6  # the original's entry when no span qualifies
+# The log-probabilities of the one entry "" of a question no span qualifies for.
+NO_CANDIDATE_LOG_PROB = 0.0
 
 
 @dataclasses.dataclass(frozen=True)

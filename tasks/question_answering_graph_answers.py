@@ -165,10 +165,9 @@ def choose_answers(candidates, null, kept, count, kept_spans, options):
     a `Choice`; `null` are the rows' null candidates."""
     n_best = options.n_best_size
     valid = tf.range(n_best, dtype=tf.int64)[None, :] < count[:, None]
-    safe = tf.where(valid, kept, tf.zeros_like(kept))
-    kept_null = tf.gather(candidates.is_null, safe) & valid
-    start_logit = tf.where(valid, tf.cast(tf.gather(candidates.start_logits, safe), tf.float64), 0.)
-    end_logit = tf.where(valid, tf.cast(tf.gather(candidates.end_logits, safe), tf.float64), 0.)
+    kept_null = gather_kept(candidates.is_null, kept, valid)
+    start_logit = tf.cast(gather_kept(candidates.start_logits, kept, valid), tf.float64)
+    end_logit = tf.cast(gather_kept(candidates.end_logits, kept, valid), tf.float64)
     has_text = valid & (kept_spans.ends > kept_spans.starts)
     entries_valid = valid
     if options.version_2_with_negative:
@@ -201,6 +200,14 @@ def choose_answers(candidates, null, kept, count, kept_spans, options):
         answered = has_text[:, 0]
     return Choice(answered, chosen, tf.gather(scores, chosen, batch_dims=1),
                   tf.gather(probabilities, chosen, batch_dims=1), null_odds)
+
+
+def gather_kept(values, kept, valid):
+    """`values` [candidates] at the `kept` n-best indices [batch, n_best], 0
+    (false) where not `valid`: a request none of whose rows has a candidate
+    (every context empty) gathers from an empty table."""
+    padded = tf.concat([values, tf.zeros([1], values.dtype)], 0)
+    return tf.gather(padded, tf.where(valid, kept, tf.size(values, tf.int64)))
 
 
 def softmax(scores, valid):

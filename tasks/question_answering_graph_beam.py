@@ -10,7 +10,7 @@ import tensorflow as tf
 
 from data.text.xlnet_tokenizer import SPIECE_UNDERLINE
 from tasks.question_answering_beam import NO_CANDIDATE_LOG_PROB
-from tasks.question_answering_graph_answers import (Candidates, Choice, in_context,
+from tasks.question_answering_graph_answers import (Candidates, Choice, gather_kept, in_context,
                                                     max_context_at_positions, softmax)
 
 BEAM_OUTPUTS = ("start_top_log_probs", "start_top_index", "end_top_log_probs", "end_top_index")
@@ -53,10 +53,9 @@ def choose_beam_answers(candidates, null_odds, kept, count, kept_spans, options)
     first = tf.equal(tf.range(n_best, dtype=tf.int64)[None, :], 0)
     valid = tf.range(n_best, dtype=tf.int64)[None, :] < count[:, None]
     placeholder = (count == 0)[:, None] & first
-    safe = tf.where(valid, kept, tf.zeros_like(kept))
 
     def log_probs(values):
-        kept_values = tf.where(valid, tf.cast(tf.gather(values, safe), tf.float64), 0.)
+        kept_values = tf.cast(gather_kept(values, kept, valid), tf.float64)
         return tf.where(placeholder, tf.constant(NO_CANDIDATE_LOG_PROB, tf.float64), kept_values)
 
     scores = log_probs(candidates.start_logits) + log_probs(candidates.end_logits)

@@ -9,6 +9,10 @@ from modeling.json_config import JsonConfig
 _ACTIVATIONS = ("gelu", "gelu_new", "gelu_tanh", "relu")
 _ATTENTION_TYPES = ("bi", "uni")
 PRETRAINING_SEQ_LEN = 512
+# Run options only pretraining sets: the original's fine-tuning builds its model
+# without them whatever the pretraining used (`create_run_config(is_finetune=True)`:
+# no memory, bi_data and same_length off; clamp_len its own flag, -1).
+PRETRAINING_ONLY = ("mem_len", "reuse_len", "bi_data", "same_length", "clamp_len")
 
 
 class XLNetConfigError(ValueError):
@@ -101,6 +105,14 @@ class XLNetConfig(JsonConfig):
     def vocab_size(self):
         """`n_token` under BERT's name, for the check that a vocabulary fits."""
         return self.n_token
+
+    def for_fine_tuning(self):
+        """This config with `PRETRAINING_ONLY` at their defaults, as the
+        original's fine-tuning runs: no memory, no backward rows (`bi_data`
+        ties each row to its partner half a batch away), every position at its
+        own distance. A pretraining output_dir records them."""
+        defaults = {f.name: f.default for f in dataclasses.fields(self) if f.name in PRETRAINING_ONLY}
+        return self.replace(**defaults)
 
     @classmethod
     def from_dict(cls, values, source="config"):

@@ -8,6 +8,7 @@ text there, as in Python ("lorem ips" of "lorem ipsum")."""
 
 import base64
 import json
+import math
 
 import keras
 import numpy as np
@@ -49,7 +50,7 @@ report = {}
 for version in ("v1", "v2"):
     serve = tf.saved_model.load(ARGS[version]).signatures["serving_default"]
     report[version] = {"cli": saved_model_cli_show(ARGS[version])}
-    for name in ("fixture", "hostile"):
+    for name in ("fixture", "hostile", "blank"):
         outputs = serve(question=strings(ARGS[f"{name}_questions"]),
                         context=strings(ARGS[f"{name}_contexts"]))
         report[version][name] = {k: [x.decode("utf-8") if isinstance(x, bytes) else x.item()
@@ -68,6 +69,15 @@ def _hostile_examples():
     texts = HOSTILE_TEXTS + ODD_TEXTS
     return [_example(f"hostile-{i}", texts[(i + 4) % len(texts)], context)
             for i, context in enumerate(texts)]
+
+
+def _blank_examples():
+    """A request whose every context has no word (no span for the beam), the
+    first the hostile request's first row."""
+    first = _hostile_examples()[0]
+    assert first.context == ""
+    return [first] + [_example(f"blank-{i}", "How many rooms did the house count?", context)
+                      for i, context in enumerate([" ", "\t\n\r \u202f"])]
 
 
 def python_predictions(model, examples, text_side, v2, threshold):
@@ -102,7 +112,7 @@ def served(tmp_path_factory):
     spiece = learn_spiece_model(tmp)
     fixture = read_squad_file(write_squad_v2(tmp / "houses.json", num_paragraphs=4), False,
                               True).examples
-    examples = {"fixture": fixture, "hostile": _hostile_examples()}
+    examples = {"fixture": fixture, "hostile": _hostile_examples(), "blank": _blank_examples()}
     exported, models, thresholds = {}, {}, {}
     for version in ("v1", "v2"):
         v2 = version == "v2"
@@ -125,7 +135,7 @@ def served(tmp_path_factory):
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
-@pytest.mark.parametrize("name", ["fixture", "hostile"])
+@pytest.mark.parametrize("name", ["fixture", "hostile", "blank"])
 def test_served_answers_equal_python_postprocessing(served, version, name):
     report, examples, models, text_side, thresholds, _ = served
     items = examples[name]
@@ -157,6 +167,23 @@ def test_served_answers_equal_python_postprocessing(served, version, name):
         assert sum(bool(t) for t in got["answer_text"]) >= 2  # answers are not trivial
         if v2:
             assert any(got["has_answer"]) and not all(got["has_answer"])  # both outcomes
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_contexts_without_words_answer_nothing_for_certain(served, version):
+    """No answer, the one entry "" at log-probability 0 (probability 1), the
+    answer class's null odds; the first row as beside other contexts (its
+    window's logit in another batch: float32 rounding, far below 1e-5)."""
+    report = served[0][version]
+    got = report["blank"]
+    assert got["answer_text"] == ["", "", ""]
+    assert got["answer_start"] == got["answer_end"] == [-1, -1, -1]
+    assert got["score"] == [0.0, 0.0, 0.0] and got["probability"] == [1.0, 1.0, 1.0]
+    beside = {name: values[0] for name, values in report["hostile"].items()}
+    assert {name: values[0] for name, values in got.items()} == pytest.approx(beside, abs=1e-5)
+    if version == "v2":
+        assert got["has_answer"] == [False, False, False]
+        assert all(math.isfinite(odds) for odds in got["null_odds"])
 
 
 def test_saved_model_cli_lists_the_outputs(served):

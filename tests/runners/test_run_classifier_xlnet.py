@@ -2,7 +2,9 @@
 checkpoint with `xlnet_config.json` and `spiece.model` beside it picks the
 family and the vocabulary; a custom TSV trains, eval_results.txt is BERT's, and
 the SavedModel serves raw text as the trained model scores Python's features.
-A vocabulary of the other family is refused naming both files."""
+A pretraining output_dir's config (`bi_data`, memory) fine-tunes as the
+original's fine-tuning does, without them: any batch size, each row's output
+its own. A vocabulary of the other family is refused naming both files."""
 
 import json
 import os
@@ -14,13 +16,13 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from checkpoints.companion_files import resolve_model_files
+from checkpoints.companion_files import resolve_bert_config, resolve_model_files
 from checkpoints.loader import load_into
 from export.export_model import build_task_model
 from modeling.config import ConfigError
 from tasks.export_meta import read_export_meta
 from tests.conftest import ROOT
-from tests.runners.xlnet_release import CONFIG
+from tests.runners.xlnet_release import CONFIG, PRETRAINING_CONFIG
 from tests.tiny_config import TINY_CONFIG
 
 SEQ_LENGTH = 32
@@ -48,12 +50,13 @@ def run(script, *argv):
                           capture_output=True, text=True, timeout=600)
 
 
-def test_fine_tunes_exports_and_serves_raw_text(xlnet_release, data_dir, tmp_path):
+def test_fine_tunes_exports_and_serves_raw_text(xlnet_pretrained, data_dir, tmp_path):
     output_dir, export_dir = tmp_path / "out", tmp_path / "serving" / "1"
+    # An odd evaluation batch: 6 dev rows in batches of 5 and 1.
     done = run("run_classifier.py", "--task_name=custom", f"--data_dir={data_dir}",
-               "--text_a_column=sentence", f"--init_checkpoint={xlnet_release}", "--do_train",
+               "--text_a_column=sentence", f"--init_checkpoint={xlnet_pretrained}", "--do_train",
                "--do_eval", f"--max_seq_length={SEQ_LENGTH}", "--train_batch_size=8",
-               "--eval_batch_size=4", "--learning_rate=1e-3", "--num_train_epochs=2",
+               "--eval_batch_size=5", "--learning_rate=1e-3", "--num_train_epochs=2",
                f"--output_dir={output_dir}", f"--export_dir={export_dir}")
     assert done.returncode == 0, done.stderr[-3000:]
 
@@ -63,6 +66,7 @@ def test_fine_tunes_exports_and_serves_raw_text(xlnet_release, data_dir, tmp_pat
     assert results["global_step"] == "6"  # 24 examples / batch 8 x 2 epochs
     with open(output_dir / "export_meta.json", encoding="utf-8") as f:
         values = json.load(f)
+    assert PRETRAINING_CONFIG.bi_data and PRETRAINING_CONFIG.for_fine_tuning() == CONFIG
     assert values["encoder_family"] == "xlnet" and values["encoder_config"] == CONFIG.to_dict()
     assert values["do_lower_case"] is False  # XLNet's default: cased, as the original's --uncased
 
@@ -72,10 +76,16 @@ def test_fine_tunes_exports_and_serves_raw_text(xlnet_release, data_dir, tmp_pat
     texts = [sentence(i) for i in range(200, 205)]
     expected = tf.nn.softmax(model(meta.text_side().encode_texts(texts, None, SEQ_LENGTH))[
         "logits"]).numpy()
-    served = tf.saved_model.load(str(export_dir)).signatures["serving_default"](
-        text_a=tf.constant(texts))
+    serve = tf.saved_model.load(str(export_dir)).signatures["serving_default"]
+
+    def probabilities(rows):
+        return serve(text_a=tf.constant(rows))["probabilities"].numpy()
+
     # The same float32 computation on the same ids, up to op scheduling.
-    np.testing.assert_allclose(served["probabilities"].numpy(), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(probabilities(texts), expected, rtol=1e-5, atol=1e-6)
+    alone = np.concatenate([probabilities([text]) for text in texts])
+    for size in (1, 3, 5):
+        np.testing.assert_allclose(probabilities(texts[:size]), alone[:size], rtol=1e-5, atol=1e-6)
 
 
 def test_a_vocabulary_of_the_other_family_is_refused_naming_both_files(
@@ -101,3 +111,10 @@ def test_the_family_picks_the_vocabulary_beside_the_checkpoint(xlnet_release, tm
     shutil.copy(uncased_vocab_file, directory / "vocab.txt")
     vocab_file, config = resolve_model_files(init_checkpoint=str(directory / "xlnet_model.ckpt"))
     assert vocab_file == str(directory / "spiece.model") and config == CONFIG
+
+
+def test_task_models_take_the_fine_tuning_config_of_a_pretraining_run(xlnet_pretrained):
+    """Every task and export finds its config with `resolve_model_files`;
+    pretraining and conversion read the file as written."""
+    assert resolve_model_files(init_checkpoint=xlnet_pretrained)[1] == CONFIG
+    assert resolve_bert_config(init_checkpoint=xlnet_pretrained) == PRETRAINING_CONFIG

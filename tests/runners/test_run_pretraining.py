@@ -189,3 +189,6 @@ def test_xlnet_refuses_a_missing_config_and_batches_without_backward_halves(xlne
     odd_slices = xlnet_command(xlnet_setup, tmp_path / "b", "--do_train", "--grad_accum_steps=2")
     odd_slices[odd_slices.index("--train_batch_size=4")] = "--train_batch_size=6"
     assert "each of the 2 slices" in fails(odd_slices)
+    odd_eval = xlnet_command(xlnet_setup, tmp_path / "c", "--do_eval")
+    odd_eval[odd_eval.index("--eval_batch_size=4")] = "--eval_batch_size=5"
+    assert "--eval_batch_size=5 does not split" in fails(odd_eval)

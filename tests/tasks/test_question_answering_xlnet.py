@@ -187,8 +187,9 @@ def test_beam_matches_model_garden_xlnet_postprocessing(windows, v2, seed, n_top
     for example in examples:
         qid = example.qas_id
         theirs = nbest[qid]
-        if [e["text"] for e in theirs] == ["empty"]:  # no candidate: the original's entry
-            assert [(e["text"], e["start_log_prob"]) for e in ours.nbest[qid]] == [("", -1e6)]
+        if [e["text"] for e in theirs] == ["empty"]:  # no candidate: theirs at -1e6, ours certain
+            assert [(e["text"], e["start_log_prob"], e["end_log_prob"], e["probability"])
+                    for e in ours.nbest[qid]] == [("", 0.0, 0.0, 1.0)]
             continue
         compared += 1
         assert ours.predictions[qid] == predictions[qid]
