@@ -22,8 +22,9 @@ from absl import app, flags, logging
 
 from data.pretraining.config import OBJECTIVES, MaskingOptions, PretrainingDataConfig
 from data.pretraining.corpus_reader import CorpusError
-from data.pretraining.writer import output_paths, summary_lines, write_pretraining_data
+from data.pretraining.writer import output_paths, shard_lines, summary_lines, write_pretraining_data
 from data.text.vocab import VocabError
+from utils.output_dir_lock import OutputDirError
 
 FLAGS = flags.FLAGS
 
@@ -89,9 +90,10 @@ def main(argv):
             num_workers=FLAGS.num_workers,
             documents_per_chunk=FLAGS.documents_per_chunk,
         )
-    except (CorpusError, VocabError, ValueError) as e:
+    except (CorpusError, OutputDirError, VocabError, ValueError) as e:
         sys.exit(f"error: {e}")
-    logging.info("wrote %d shard(s): %s", len(outputs), ", ".join(outputs))
+    for line in shard_lines(outputs, counts["records_per_shard"]):
+        logging.info("%s", line)
     for line in summary_lines(counts, config):
         logging.info("%s", line)
 

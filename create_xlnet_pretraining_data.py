@@ -22,9 +22,10 @@ import sys
 from absl import app, flags, logging
 
 from data.pretraining.corpus_reader import CorpusError
-from data.pretraining.writer import output_paths, write_pretraining_data
+from data.pretraining.writer import output_paths, shard_lines, write_pretraining_data
 from data.pretraining.xlnet_chunks import XLNetChunkProcessor, summary_lines
 from data.pretraining.xlnet_config import XLNetDataConfig
+from utils.output_dir_lock import OutputDirError
 
 FLAGS = flags.FLAGS
 
@@ -67,9 +68,14 @@ def main(argv):
             FLAGS.input_file, outputs, FLAGS.sp_path, config, do_lower_case=FLAGS.uncased,
             num_workers=FLAGS.num_workers, documents_per_chunk=FLAGS.documents_per_chunk,
             processor_class=XLNetChunkProcessor)
-    except (CorpusError, OSError, ValueError) as e:
+    except (CorpusError, OSError, OutputDirError, ValueError) as e:
         sys.exit(f"error: {e}")
-    logging.info("wrote %d shard(s): %s", len(outputs), ", ".join(outputs))
+    for line in shard_lines(outputs, counts["records_per_shard"]):
+        logging.info("%s", line)
+    if 0 in counts["records_per_shard"]:
+        logging.warning("each chunk of --documents_per_chunk=%d documents goes whole to one shard (%d "
+                        "documents here): a smaller --documents_per_chunk spreads the records over more "
+                        "shards", FLAGS.documents_per_chunk, counts["documents"])
     for line in summary_lines(counts):
         logging.info("%s", line)
 

@@ -22,6 +22,7 @@ XLNet (the original's flag names; --train_batch_size is the records' --bsz_per_h
 """
 
 import os
+import sys
 
 from absl import app, flags, logging
 
@@ -30,6 +31,7 @@ from data.pretraining import features as F
 from data.pretraining.config import MaskingOptions
 from data.pretraining.corpus_reader import expand_input_files
 from data.pretraining.dataset import check_record_ids
+from data.pretraining.records_metadata import RecordLayoutError, check_settings, check_vocab_size
 from data.pretraining.tf_masking import DynamicMasker
 from data.pretraining.xlnet_features import INPUT as XLNET_INPUT
 from data.text.vocab import Vocab
@@ -121,7 +123,26 @@ def xlnet_task():
     return task, task.config, source, "xlnet_config.json", config.n_token, (XLNET_INPUT,)
 
 
-def main(_):
+def xlnet_record_settings(slices):
+    """What XLNet records' metadata must agree with beyond the reader's own
+    checks: training batches must be the writer's rows, so that memory and
+    bi_data's backward halves line up."""
+    settings = {"bi_data": (FLAGS.bi_data, "--bi_data")}
+    if FLAGS.do_train:
+        settings["bsz_per_host"] = (FLAGS.train_batch_size, "--train_batch_size")
+    if FLAGS.bi_data:
+        settings["num_core_per_host"] = (slices, "replicas x --grad_accum_steps")
+    return settings
+
+
+def main(argv):
+    try:
+        pretrain(argv)
+    except RecordLayoutError as e:
+        sys.exit(f"error: {e}")
+
+
+def pretrain(_):
     if not FLAGS.do_train and not FLAGS.do_eval:
         raise app.UsageError("At least one of --do_train or --do_eval must be set.")
     for name in ("input_file", "output_dir"):
@@ -143,7 +164,11 @@ def main(_):
             f"halves; --eval_batch_size={FLAGS.eval_batch_size} does not split so")
     # After the Trainer: reading records starts TensorFlow's runtime, which a
     # multi-worker strategy must be created before.
-    for path in expand_input_files(FLAGS.input_file):
+    files = expand_input_files(FLAGS.input_file)
+    if FLAGS.model == "xlnet":
+        check_settings(files, "xlnet", xlnet_record_settings(slices))
+    vocab_field = "n_token" if FLAGS.model == "xlnet" else "vocab_size"
+    for path in check_vocab_size(files, vocab_size, vocab_field, source):
         check_record_ids(path, vocab_size, source, id_features=id_features)
     if FLAGS.do_train:
         trainer.train(FLAGS.train_batch_size, FLAGS.num_train_steps, OptimizerConfig(

@@ -1,7 +1,9 @@
 """Shared test fixtures: repository root on sys.path, quiet TensorFlow, shared data paths."""
 
+import contextlib
 import json
 import os
+import subprocess
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -56,3 +58,18 @@ def shared_path(*parts):
     if not os.path.exists(path):
         pytest.skip(f"shared data not available: {path}")
     return path
+
+
+@contextlib.contextmanager
+def process_holding_lock(code, *args):
+    """Another process that runs `code` (which takes a lock, then prints
+    "locked"), holding the lock until the block ends; yields the process."""
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
+    process = subprocess.Popen([sys.executable, "-c", code, *map(str, args)], cwd=ROOT, env=env,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline() == "locked\n"
+        yield process
+    finally:
+        process.stdin.close()
+        process.wait(timeout=60)

@@ -24,6 +24,14 @@ def atomic_output(path, mode="w", encoding="utf-8"):
         raise
 
 
+def new_file_mode():
+    """Permissions of a file created with open(): 0o666 less the umask
+    (atomic_output's temporary files start private)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def atomic_write_text(path, text):
     with atomic_output(path) as f:
         f.write(text)

@@ -1,14 +1,19 @@
-"""One run per output_dir: an exclusive lock on `<output_dir>/.lock`.
+"""One run per output: an exclusive lock on `<output_dir>/.lock`, or for a data
+writer on `<dir>/.<output_file name>.lock`.
 
 Two runs writing the same directory interleave their checkpoints and results
-(one run's `eval_results.txt` beside the other's weights), and both exit 0.
-The lock is an `fcntl.flock` on a file that records the holder's pid and host:
-the kernel drops it when the holder exits, however it exits, so the lock of a
-dead run is simply taken over. A process may take the lock of a directory it
-already holds (a runner that trains, then evaluates with a new trainer); it
-keeps the lock until it exits. Remote storage (gs://...) is not locked.
+(one run's `eval_results.txt` beside the other's weights), and both exit 0;
+two data writers with the same `--output_file` rename their shards over each
+other's. The lock is an `fcntl.flock` on a file that records the holder's pid
+and host: the kernel drops it when the holder exits, however it exits, so the
+lock of a dead run is simply taken over. A process may take the lock of a
+directory it already holds (a runner that trains, then evaluates with a new
+trainer); it keeps the lock until it exits. A data writer's lock is held for
+the `with` block and its file removed after. Remote storage (gs://...) is not
+locked.
 """
 
+import contextlib
 import fcntl
 import os
 import socket
@@ -21,7 +26,7 @@ _held = {}  # realpath of output_dir -> open lock file of this process
 
 
 class OutputDirError(RuntimeError):
-    """The output_dir cannot be used by this run."""
+    """The output_dir (or output file) cannot be used by this run."""
 
 
 def lock_output_dir(output_dir):
@@ -37,27 +42,68 @@ def lock_output_dir(output_dir):
         raise OutputDirError(f"output_dir {output_dir!r} is a file, not a directory")
     try:
         os.makedirs(output_dir, exist_ok=True)
-        lock = open(os.path.join(output_dir, LOCK_FILE), "a+", encoding="utf-8")
     except OSError as e:
         raise OutputDirError(f"output_dir {output_dir!r} cannot be created or written: {e}") from None
+    _held[key] = _take(os.path.join(output_dir, LOCK_FILE), f"output_dir {output_dir!r}", "output_dir")
+
+
+@contextlib.contextmanager
+def output_file_lock(output_file):
+    """Holds the lock of a data writer's `output_file` (the name its shards
+    are numbered from) for the `with` block, or raises `OutputDirError`
+    naming the process that holds it."""
+    if "://" in output_file:
+        logging.warning("output file %s is not on a local file system: not locked", output_file)
+        yield
+        return
+    directory, name = os.path.split(os.path.abspath(output_file))
     try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = _read(lock)
+        os.makedirs(directory, exist_ok=True)
+    except OSError as e:
+        raise OutputDirError(f"output file {output_file!r} cannot be created: {e}") from None
+    path = os.path.join(directory, f".{name}.lock")
+    lock = _take(path, f"output file {output_file!r}", "--output_file")
+    try:
+        yield
+    finally:
+        os.unlink(path)  # before the unlock: a waiting writer then finds a new file
         lock.close()
-        raise OutputDirError(
-            f"output_dir {output_dir!r} is in use by another run ({holder or 'unknown process'}, "
-            f"lock file {os.path.join(output_dir, LOCK_FILE)}): wait for it to finish or use "
-            f"another output_dir") from None
+
+
+def _take(path, what, other):
+    """The open, locked lock file at `path`, taken over from an ended run;
+    `what` names the output in errors, `other` what to change instead."""
+    while True:
+        try:
+            lock = open(path, "a+", encoding="utf-8")
+        except OSError as e:
+            raise OutputDirError(f"{what} cannot be created or written: {e}") from None
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _read(lock)
+            lock.close()
+            raise OutputDirError(
+                f"{what} is in use by another run ({holder or 'unknown process'}, lock file {path}): "
+                f"wait for it to finish or use another {other}") from None
+        if _same_file(lock, path):
+            break
+        lock.close()  # removed by the run that held it while we opened it: take the new one
     previous = _read(lock)
     if previous:
-        logging.info("Taking over the lock of %s from a run that has ended (%s)",
-                     output_dir, previous)
+        logging.info("Taking over the lock of %s from a run that has ended (%s)", what, previous)
     lock.seek(0)
     lock.truncate()
     lock.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
     lock.flush()
-    _held[key] = lock
+    return lock
+
+
+def _same_file(lock, path):
+    try:
+        return os.path.samestat(os.fstat(lock.fileno()), os.stat(path))
+    except FileNotFoundError:
+        return False
 
 
 def _read(lock):

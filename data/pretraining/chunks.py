@@ -33,9 +33,11 @@ class ChunkProcessor:
     """
 
     strict_utf8 = False  # invalid bytes are replaced, then dropped, as the original's 'ignore'
+    family = "bert"
 
     def __init__(self, config, vocab_file, do_lower_case, num_shards=1):
         self.config = config
+        self.vocab_file, self.do_lower_case = vocab_file, do_lower_case
         self.num_shards = num_shards
         self.tokenizer = CachedTokenizer(FullTokenizer(vocab_file, do_lower_case))
         vocab = self.tokenizer.vocab
@@ -77,6 +79,17 @@ class ChunkProcessor:
                 parts[shard].append(blobs[shard])
                 shard_counts[shard] += batch_counts[shard]
         return [b"".join(p) for p in parts], shard_counts, counts
+
+    def metadata_settings(self):
+        """What run_pretraining.py must agree with (`records_metadata`), in its
+        flag names: `max_predictions_per_seq` is the width of the masked_lm_*
+        features (max_seq_length for ltr)."""
+        c = self.config
+        return {"max_seq_length": c.max_seq_length, "max_predictions_per_seq": c.label_width,
+                "next_sentence_labels": c.next_sentence_prediction, "objective": c.objective,
+                "max_sequences_per_pack": 0, "vocab_size": len(self.tokenizer.vocab),
+                "vocab_file": self.vocab_file, "do_lower_case": self.do_lower_case,
+                "dupe_factor": c.dupe_factor, "random_seed": c.random_seed}
 
     @staticmethod
     def no_output_reason(input_files):

@@ -4,18 +4,19 @@ masked_lm_weights), deterministic for a seed, optionally re-masked every
 epoch.
 
 Every file's first record is checked against the expected layout before
-reading starts, so a file written with other settings fails with an error
-naming the file, the feature and the flag, not deep inside training.
+reading starts, and the records' metadata (`records_metadata`) where they
+have it against the settings, so a file written with other settings fails
+with an error naming the file, the feature and the flag, not deep inside
+training. An empty file (a shard older writers left without records) is
+skipped with a warning.
 """
 
 import tensorflow as tf
+from absl import logging
 
 from data.pretraining import features as F
 from data.pretraining.corpus_reader import expand_input_files
-
-
-class RecordLayoutError(ValueError):
-    """A TFRecord whose features do not match what the reader was asked for."""
+from data.pretraining.records_metadata import RecordLayoutError, check_settings
 
 
 def feature_spec(max_seq_length, max_predictions_per_seq, next_sentence_labels=True,
@@ -26,6 +27,20 @@ def feature_spec(max_seq_length, max_predictions_per_seq, next_sentence_labels=T
         name: tf.io.FixedLenFeature([width], tf.float32 if kind == F.FLOAT else tf.int64)
         for name, (width, kind) in layout.items()
     }
+
+
+def files_with_records(files):
+    """`files` without those that hold no record, each skipped with a warning;
+    raises RecordLayoutError when none is left."""
+    kept = []
+    for path in files:
+        if next(iter(tf.data.TFRecordDataset(path).take(1)), None) is None:
+            logging.warning("%s: no records, skipped", path)
+        else:
+            kept.append(path)
+    if not kept:
+        raise RecordLayoutError(f"no records in {', '.join(files)}")
+    return kept
 
 
 def check_first_record(path, max_seq_length, max_predictions_per_seq, next_sentence_labels=True,
@@ -113,7 +128,12 @@ def pretraining_dataset(
         raise ValueError(f"max_sequences_per_pack must be 0 (unpacked) or more, got {max_sequences_per_pack}")
     if dynamic_masker is not None and max_sequences_per_pack:
         raise ValueError("dynamic masking does not apply to packed records")
-    files = expand_input_files(input_files)
+    files = files_with_records(expand_input_files(input_files))
+    check_settings(files, "bert", {
+        "max_seq_length": (max_seq_length, "--max_seq_length"),
+        "max_predictions_per_seq": (max_predictions_per_seq, "--max_predictions_per_seq"),
+        "next_sentence_labels": (next_sentence_labels, "next_sentence_labels (--objective)"),
+        "max_sequences_per_pack": (max_sequences_per_pack, "--max_sequences_per_pack")})
     for path in files:
         check_first_record(path, max_seq_length, max_predictions_per_seq, next_sentence_labels,
                            max_sequences_per_pack)

@@ -8,7 +8,8 @@ bytes in front of a shorter record are compensated by starting its register
 in the state that those zeros carry to the standard initial value.
 
 Shards are written atomically: each goes to a temporary file that is renamed
-over the final name only after every record has been written.
+over the final name only after every record has been written; a shard that
+gets no record is not written.
 """
 
 import contextlib
@@ -17,7 +18,7 @@ import os
 import numpy as np
 
 from data.pretraining.ragged_bytes import RaggedBytes, right_aligned
-from utils.files import atomic_output
+from utils.files import atomic_output, new_file_mode
 
 _CASTAGNOLI = 0x82F63B78
 _MASK_DELTA = 0xA282EAD8
@@ -108,16 +109,12 @@ def shard_blobs(framed, num_shards, first_shard=0):
     return blobs, counts
 
 
-def _new_file_mode():
-    """Permissions of a file created with open(): 0o666 less the umask
-    (temporary files start private)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
 class ShardedRecordWriter:
     """Writes blobs of framed records to shard files, atomically per shard.
+
+    A shard is opened at its first record, so one that gets none is not
+    written (a file of that name from an earlier run is removed: the output
+    is exactly the shards with records, which a glob over them reads).
 
     Example:
     >>> with ShardedRecordWriter(["a.tfrecord", "b.tfrecord"]) as writer:
@@ -127,23 +124,28 @@ class ShardedRecordWriter:
     def __init__(self, paths):
         self.paths = list(paths)
         self.counts = [0] * len(self.paths)
-        self._files = []
+        self._files = {}
         self._stack = contextlib.ExitStack()
 
     def __enter__(self):
-        with contextlib.ExitStack() as stack:
-            self._files = [stack.enter_context(atomic_output(p, "wb")) for p in self.paths]
-            mode = _new_file_mode()
-            for f in self._files:
-                os.fchmod(f.fileno(), mode)
-            self._stack = stack.pop_all()
+        self._mode = new_file_mode()
         return self
 
     def __exit__(self, *exc_info):
-        return self._stack.__exit__(*exc_info)
+        suppress = self._stack.__exit__(*exc_info)
+        if exc_info[0] is None:
+            for path, count in zip(self.paths, self.counts):
+                if not count and os.path.exists(path):
+                    os.unlink(path)
+        return suppress
 
     def write(self, blobs, counts):
         """One blob of framed records (and its record count) per shard."""
         for shard, (blob, count) in enumerate(zip(blobs, counts)):
+            if not count:
+                continue
+            if shard not in self._files:
+                self._files[shard] = self._stack.enter_context(atomic_output(self.paths[shard], "wb"))
+                os.fchmod(self._files[shard].fileno(), self._mode)
             self._files[shard].write(blob)
             self.counts[shard] += count

@@ -4,10 +4,14 @@ output shards (round-robin, as dealt by each chunk).
 
 At most two chunks per worker are in flight, so memory stays bounded however
 large the corpus is, and results are written in chunk order, so the output
-is the same for any number of workers.
+is the same for any number of workers. A shard that gets no record is not
+written. The output name is locked while it is written, so a second writer of
+it is refused rather than renaming its shards over the first's, and the
+records' metadata (`records_metadata`) is written beside the shards.
 """
 
 import collections
+import contextlib
 import multiprocessing
 import time
 
@@ -15,7 +19,9 @@ from absl import logging
 
 from data.pretraining import corpus_reader
 from data.pretraining.chunks import ChunkProcessor
+from data.pretraining.records_metadata import output_name, remove_metadata, write_metadata
 from data.pretraining.tfrecord_writer import ShardedRecordWriter
+from utils.output_dir_lock import output_file_lock
 
 _worker_processor = None
 
@@ -53,7 +59,8 @@ def write_pretraining_data(
     XLNet's `xlnet_chunks.XLNetChunkProcessor`) from `(config, vocab_file,
     do_lower_case, num_shards)`; its `strict_utf8` says whether invalid UTF-8
     is an error rather than replaced, its `no_output_reason(input_files)` what
-    to say when nothing comes out."""
+    to say when nothing comes out, its `family` and `metadata_settings()` what
+    the metadata records. The counts include `records_per_shard`."""
     input_files = corpus_reader.expand_input_files(input_files)
     processor_args = (processor_class, config, vocab_file, do_lower_case, len(output_files))
     processor = processor_class(*processor_args[1:])  # fails early on a bad vocab
@@ -62,15 +69,19 @@ def write_pretraining_data(
     chunks = corpus_reader.chunk_documents(documents, documents_per_chunk)
     counts = collections.Counter()
     progress = _Progress(counts, read_stats, log_every_seconds)
-    with ShardedRecordWriter(output_files) as writer:
-        for blobs, shard_counts, chunk_counts in _process_in_order(chunks, processor, processor_args, num_workers):
-            writer.write(blobs, shard_counts)
-            counts.update(chunk_counts)
-            progress.maybe_log()
-        if not counts["instances"]:
-            # Raised inside the writer so that no empty output is left behind.
-            raise corpus_reader.CorpusError(
-                f"{processor.no_output_reason(input_files)} ({read_stats.lines} lines read); nothing written")
+    with locked_outputs(output_files):
+        with ShardedRecordWriter(output_files) as writer:
+            for blobs, shard_counts, chunk_counts in _process_in_order(
+                    chunks, processor, processor_args, num_workers):
+                writer.write(blobs, shard_counts)
+                counts.update(chunk_counts)
+                progress.maybe_log()
+            if not counts["instances"]:
+                # Raised inside the writer so that no empty output is left behind.
+                raise corpus_reader.CorpusError(
+                    f"{processor.no_output_reason(input_files)} ({read_stats.lines} lines read); nothing written")
+            remove_metadata(output_files)
+        write_metadata(output_files, processor.family, processor.metadata_settings(), writer.counts)
     counts.update(
         files=read_stats.files,
         lines=read_stats.lines,
@@ -78,7 +89,28 @@ def write_pretraining_data(
         invalid_utf8_lines=read_stats.invalid_utf8_lines,
     )
     counts["seconds"] = time.time() - progress.start
-    return dict(counts)
+    counts = dict(counts)
+    counts["records_per_shard"] = writer.counts
+    return counts
+
+
+@contextlib.contextmanager
+def locked_outputs(output_files):
+    """Holds the lock of every output name of `output_files` (`utils.output_dir_lock`)."""
+    with contextlib.ExitStack() as stack:
+        for name in sorted({output_name(p) for p in output_files}):
+            stack.enter_context(output_file_lock(name))
+        yield
+
+
+def shard_lines(output_files, records_per_shard):
+    """One line per shard: its records, or that it got none and was not written."""
+    lines = [f"{path}: {count} records" if count else f"{path}: no records, not written"
+             for path, count in zip(output_files, records_per_shard)]
+    empty = records_per_shard.count(0)
+    if empty:
+        lines.append(f"{empty} of {len(output_files)} shards got no records and were not written")
+    return lines
 
 
 def _process_in_order(chunks, processor, processor_args, num_workers):

@@ -12,6 +12,7 @@ workers.
 """
 
 import collections
+import dataclasses
 import random
 
 import numpy as np
@@ -33,12 +34,20 @@ class XLNetChunkProcessor:
     """
 
     strict_utf8 = True  # the original reads text strictly: a bad byte stops it
+    family = "xlnet"
 
     def __init__(self, config, sp_path, uncased, num_shards=1):
         self.config = config
+        self.sp_path, self.uncased = sp_path, uncased
         self.num_shards = num_shards
         self.tokenizer = XLNetTokenizer(sp_path, lower=uncased)
         self.starts = start_piece_table(self.tokenizer.sp)
+
+    def metadata_settings(self):
+        """What run_pretraining.py --model=xlnet must agree with (`records_metadata`):
+        the writer's settings, and the SentencePiece model's size (`vocab_size`)."""
+        return {**dataclasses.asdict(self.config), "vocab_size": self.tokenizer.sp.get_piece_size(),
+                "sp_path": self.sp_path, "uncased": self.uncased}
 
     def no_output_reason(self, input_files):
         c = self.config

@@ -7,13 +7,16 @@ row k of each batch continues row k of the batch before, and with `bi_data`
 the second half of each batch is the backward rows. Record n of the run gets
 its permutation from (seed, n), so it differs every epoch, and a resumed
 iterator (checkpointed by the trainer) draws what it would have drawn.
+Empty files are skipped with a warning; the records' metadata, where they have
+it, must agree with `seq_len`, `reuse_len` and `num_predict`.
 """
 
 import tensorflow as tf
 
 from data.pretraining import xlnet_features as X
 from data.pretraining.corpus_reader import expand_input_files
-from data.pretraining.dataset import RecordLayoutError
+from data.pretraining.dataset import files_with_records
+from data.pretraining.records_metadata import RecordLayoutError, check_settings
 from data.pretraining.xlnet_permutation import Permuter
 
 
@@ -51,7 +54,9 @@ def xlnet_pretraining_dataset(input_files, batch_size, seq_len, reuse_len, perm_
     TensorShape([32, 512, 512])
     """
     permute = Permuter(seq_len, reuse_len, perm_size, num_predict)
-    files = expand_input_files(input_files)
+    files = files_with_records(expand_input_files(input_files))
+    check_settings(files, "xlnet", {"seq_len": (seq_len, "--seq_len"), "reuse_len": (reuse_len, "--reuse_len"),
+                                    "num_predict": (num_predict, "--num_predict")})
     for path in files:
         check_first_record(path, seq_len)
     spec = _spec(seq_len)

@@ -44,7 +44,10 @@ class XLNetTokenizer:
         self.lower = lower
         self.remove_space = remove_space
         self.keep_accents = keep_accents
-        self.sp = spm.SentencePieceProcessor(model_file=model_file)
+        try:
+            self.sp = spm.SentencePieceProcessor(model_file=model_file)
+        except (RuntimeError, OSError) as e:  # missing, truncated, not a model
+            raise ValueError(f"{model_file}: cannot load the SentencePiece model ({e})") from None
         check_special_symbols(self.sp, model_file)
 
     def preprocess(self, text):

@@ -41,6 +41,13 @@ def run(args):
     return done.stderr
 
 
+def fails(args):
+    """stderr of a run that must stop with an error."""
+    done = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert done.returncode != 0
+    return done.stderr
+
+
 def read_results(path):
     return dict(line.split(" = ") for line in open(path).read().splitlines())
 
@@ -130,12 +137,12 @@ def xlnet_setup(tmp_path_factory):
     from modeling.xlnet.config import XLNetConfig
     from tests.xlnet_corpus import build_spiece, write_corpus
     root = tmp_path_factory.mktemp("xlnet_pretraining")
-    records = str(root / "xlnet.tfrecord")
-    write_pretraining_data(write_corpus(root / "corpus.txt", 40), [records], build_spiece(root),
+    records, spiece = str(root / "xlnet.tfrecord"), build_spiece(root)
+    write_pretraining_data(write_corpus(root / "corpus.txt", 40), [records], spiece,
                            XLNetDataConfig(seq_len=32, reuse_len=16, bsz_per_host=4, num_predict=6),
                            processor_class=XLNetChunkProcessor, log_every_seconds=1e9)
     XLNetConfig.from_preset("xlnet_tiny").to_json_file(str(root / "xlnet_config.json"))
-    return {"records": records, "config": str(root / "xlnet_config.json")}
+    return {"records": records, "config": str(root / "xlnet_config.json"), "spiece": spiece}
 
 
 def xlnet_command(xlnet_setup, output_dir, *extra):
@@ -180,10 +187,6 @@ def test_xlnet_carries_memory_with_mem_len_and_says_a_resume_restarts_it(xlnet_s
 
 
 def test_xlnet_refuses_a_missing_config_and_batches_without_backward_halves(xlnet_setup, tmp_path):
-    def fails(args):
-        done = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
-        assert done.returncode != 0
-        return done.stderr
     no_config = [a for a in xlnet_command(xlnet_setup, tmp_path / "a", "--do_train") if "xlnet_config_file" not in a]
     assert "--xlnet_config_file or --preset" in fails(no_config)
     odd_slices = xlnet_command(xlnet_setup, tmp_path / "b", "--do_train", "--grad_accum_steps=2")
@@ -192,3 +195,47 @@ def test_xlnet_refuses_a_missing_config_and_batches_without_backward_halves(xlne
     odd_eval = xlnet_command(xlnet_setup, tmp_path / "c", "--do_eval")
     odd_eval[odd_eval.index("--eval_batch_size=4")] = "--eval_batch_size=5"
     assert "--eval_batch_size=5 does not split" in fails(odd_eval)
+
+
+@pytest.mark.parametrize("flag, message", [
+    ("--num_predict=5", "--num_predict=5 but {records} was written with num_predict=6"),
+    ("--train_batch_size=8", "--train_batch_size=8 but {records} was written with bsz_per_host=4"),
+    ("--nobi_data", "--bi_data=false but {records} was written with bi_data=true")],
+    ids=["num_predict", "batch_size", "bi_data"])
+def test_xlnet_refuses_flags_its_records_were_not_written_with(xlnet_setup, tmp_path, flag, message):
+    args = [a for a in xlnet_command(xlnet_setup, tmp_path, "--do_train", "--num_train_steps=1")
+            if a.split("=")[0] != flag.split("=")[0]] + [flag]
+    stderr = fails(args)
+    assert "error: " + message.format(records=xlnet_setup["records"]) in stderr, stderr[-2000:]
+    assert "Traceback" not in stderr
+
+
+def test_xlnet_vocabulary_is_checked_at_set_up_however_late_an_id_comes(xlnet_setup, tmp_path):
+    """Ids past n_token only after record 256: the first chunk's stream repeats
+    a few words, the second's has every word of the corpus."""
+    from data.pretraining.record_statistics import read_examples
+    from data.pretraining.records_metadata import read_metadata
+    from data.pretraining.writer import write_pretraining_data
+    from data.pretraining.xlnet_chunks import XLNetChunkProcessor
+    from data.pretraining.xlnet_config import XLNetDataConfig
+    from data.text.xlnet_tokenizer import XLNetTokenizer
+    from modeling.xlnet.config import XLNetConfig
+    from tests.xlnet_corpus import write_corpus
+    plain = "The cow moos."
+    corpus = tmp_path / "corpus.txt"
+    with open(write_corpus(tmp_path / "full.txt", 60), encoding="utf-8") as f:
+        corpus.write_text("\n\n".join(["\n".join([plain] * 5)] * 60) + "\n\n" + f.read(), encoding="utf-8")
+    records = str(tmp_path / "late.tfrecord")
+    write_pretraining_data(str(corpus), [records], xlnet_setup["spiece"],
+                           XLNetDataConfig(seq_len=32, reuse_len=16, bsz_per_host=4, num_predict=6),
+                           documents_per_chunk=60, processor_class=XLNetChunkProcessor, log_every_seconds=1e9)
+    n_token = max(XLNetTokenizer(xlnet_setup["spiece"]).encode_ids(plain)) + 1
+    inputs = read_examples([records])["input"]
+    assert inputs[:256].max() < n_token <= inputs.max()
+    pieces = read_metadata(records)["settings"]["vocab_size"]
+    config = str(tmp_path / "xlnet_config.json")
+    XLNetConfig.from_preset("xlnet_tiny").replace(n_token=n_token).to_json_file(config)
+    stderr = fails(xlnet_command({**xlnet_setup, "records": records, "config": config}, tmp_path / "out",
+                                 "--do_train", "--num_train_steps=1"))
+    assert (f"error: {records} was written with a vocabulary of {pieces} ids (0-{pieces - 1}; "
+            f"{tmp_path}/.late.tfrecord.metadata.json) but {config} has n_token={n_token}") in stderr, stderr[-2000:]

@@ -11,7 +11,7 @@ import pytest
 from tasks.pretraining import PretrainingTask
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, process_holding_lock
 from tests.pretraining_records import TINY, write_records
 from utils.output_dir_lock import LOCK_FILE, OutputDirError, lock_output_dir
 
@@ -24,14 +24,8 @@ HOLD = ("import sys; from utils.output_dir_lock import lock_output_dir; "
 def other_run(tmp_path):
     """Another process holding the lock of tmp_path / "out" until the test ends."""
     output_dir = tmp_path / "out"
-    process = subprocess.Popen([sys.executable, "-c", HOLD, str(output_dir)], cwd=ROOT, env=ENV,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout.readline() == "locked\n"
+    with process_holding_lock(HOLD, output_dir) as process:
         yield output_dir, process
-    finally:
-        process.stdin.close()
-        process.wait(timeout=60)
 
 
 def test_second_run_is_refused_naming_the_first(other_run, tmp_path):

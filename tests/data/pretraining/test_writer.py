@@ -290,9 +290,29 @@ def test_command_line_writes_shards_and_a_summary(tmp_path, uncased_vocab_file):
         cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     shards = sorted(os.listdir(tmp_path))
-    assert shards == [f"cli.tfrecord-0000{i}-of-00003" for i in range(3)]
+    assert shards == [".cli.tfrecord.metadata.json"] + [f"cli.tfrecord-0000{i}-of-00003" for i in range(3)]
     assert "instances/s" in result.stderr and "LM targets" in result.stderr
+    assert f"{output}-00002-of-00003: " in result.stderr and "not written" not in result.stderr
     assert "tensorflow" not in result.stderr.lower()
+
+
+def test_shards_without_records_are_not_written_and_readers_skip_empty_ones(tmp_path, uncased_vocab_file, caplog):
+    from data.pretraining.dataset import pretraining_dataset
+
+    corpus = write_text(tmp_path, "two.txt", "The first sentence.\nThe second one.\n")
+    paths = output_paths(str(tmp_path / "out" / "out.tfrecord"), 4)
+    counts = write_pretraining_data(corpus, paths, uncased_vocab_file, make_config(dupe_factor=1),
+                                    log_every_seconds=1e9)
+    written = [p for p, n in zip(paths, counts["records_per_shard"]) if n]
+    assert 0 < len(written) < 4 and sum(counts["records_per_shard"]) == counts["instances"]
+    names = [os.path.basename(p) for p in written]
+    assert sorted(os.listdir(tmp_path / "out")) == [".out.tfrecord.metadata.json"] + names
+    empty = next(p for p in paths if p not in written)
+    open(empty, "wb").close()  # an empty shard, as older versions wrote them
+    with caplog.at_level("WARNING"):
+        dataset = pretraining_dataset(f"{tmp_path}/out/out.tfrecord-*", 8, 64, 20)
+        assert sum(len(batch[F.INPUT_IDS]) for batch in dataset) == counts["instances"]
+    assert f"{empty}: no records, skipped" in caplog.text
 
 
 def test_command_line_reports_a_missing_file(tmp_path, uncased_vocab_file):

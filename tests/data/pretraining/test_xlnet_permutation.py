@@ -4,6 +4,8 @@ parses our records): for the same factorisation orders, the same
 `perm_mask`, `target_mapping`, targets and inputs; and orders that change
 every epoch."""
 
+import shutil
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -103,8 +105,12 @@ def test_perm_size_must_divide_the_parts():
 
 
 def test_other_records_are_refused_naming_file_and_flag(record_file, tmp_path):
-    with pytest.raises(RecordLayoutError, match=r"records\.tfrecord: feature 'input' has 32 .* \(--seq_len=64\)"):
+    with pytest.raises(RecordLayoutError, match=r"--seq_len=64 but .*records\.tfrecord was written with seq_len=32"):
         xlnet_pretraining_dataset(record_file, 1, 64, 32, 8, NUM_PREDICT)
+    copy = tmp_path / "copy.tfrecord"  # without the metadata: the first record tells
+    shutil.copy(record_file, copy)
+    with pytest.raises(RecordLayoutError, match=r"copy\.tfrecord: feature 'input' has 32 .* \(--seq_len=64\)"):
+        xlnet_pretraining_dataset(str(copy), 1, 64, 32, 8, NUM_PREDICT)
     bert = tmp_path / "bert.tfrecord"
     with tf.io.TFRecordWriter(str(bert)) as writer:
         writer.write(tf.train.Example(features=tf.train.Features(feature={"input_ids": tf.train.Feature(

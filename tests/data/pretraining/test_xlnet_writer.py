@@ -1,7 +1,8 @@
 """`create_xlnet_pretraining_data.py`: records readable by the original
 pipeline's layout, the same output for any number of workers, whole batches
-per shard, and bad input named by file and line."""
+per shard, no empty shards, and bad input named by file and line."""
 
+import logging
 import os
 import subprocess
 import sys
@@ -12,9 +13,11 @@ import pytest
 from data.pretraining import xlnet_features as X
 from data.pretraining.corpus_reader import CorpusError
 from data.pretraining.record_statistics import read_examples
-from data.pretraining.writer import output_paths, write_pretraining_data
+from data.pretraining.records_metadata import read_metadata
+from data.pretraining.writer import output_paths, shard_lines, write_pretraining_data
 from data.pretraining.xlnet_chunks import XLNetChunkProcessor, summary_lines
 from data.pretraining.xlnet_config import XLNetDataConfig
+from data.pretraining.xlnet_dataset import xlnet_pretraining_dataset
 from tests.conftest import ROOT
 from tests.xlnet_corpus import build_spiece, write_corpus
 
@@ -68,6 +71,24 @@ def test_same_output_for_any_number_of_workers_and_whole_batches_per_shard(tmp_p
         assert continued.all()  # each row moves on by reuse_len tokens
 
 
+def test_shards_without_records_are_not_written_and_readers_skip_empty_ones(tmp_path, corpus, spiece, caplog):
+    stale = tmp_path / "xlnet.tfrecord-00003-of-00004"
+    stale.write_bytes(b"an earlier run's shard")
+    paths, counts = generate(tmp_path, corpus, spiece, shards=4, chunk=2000)  # one chunk: one shard
+    assert counts["records_per_shard"] == [counts["instances"], 0, 0, 0]
+    assert sorted(os.listdir(tmp_path)) == [".xlnet.tfrecord.metadata.json", os.path.basename(paths[0])]
+    assert read_metadata(paths[2])["records"] == {os.path.basename(paths[0]): counts["instances"]}
+    lines = shard_lines(paths, counts["records_per_shard"])
+    assert lines[:2] == [f"{paths[0]}: {counts['instances']} records", f"{paths[1]}: no records, not written"]
+    assert lines[-1] == "3 of 4 shards got no records and were not written"
+
+    open(paths[2], "wb").close()  # an empty shard, as older versions wrote them
+    with caplog.at_level(logging.WARNING):
+        dataset = xlnet_pretraining_dataset(f"{tmp_path}/xlnet.tfrecord-*", 4, 32, 16, 8, 6)
+        assert sum(len(batch["input_k"]) for batch in dataset) == counts["instances"]
+    assert f"{paths[2]}: no records, skipped" in caplog.text
+
+
 def test_invalid_utf8_is_an_error_naming_file_and_line(tmp_path, corpus, spiece):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(open(corpus, "rb").read()[:200] + b"\nok line\nbad \xff byte\n")
@@ -99,8 +120,29 @@ def test_command_line(tmp_path, corpus, spiece):
             capture_output=True, text=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}, timeout=300)
     done = run(f"--input_file={corpus}", f"--output_file={tmp_path}/out.tfrecord", "--output_shards=2")
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "records" in done.stderr and os.path.exists(f"{tmp_path}/out.tfrecord-00001-of-00002")
+    assert f"{tmp_path}/out.tfrecord-00000-of-00002: " in done.stderr
+    assert f"{tmp_path}/out.tfrecord-00001-of-00002: no records, not written" in done.stderr
+    assert "--documents_per_chunk=2000" in done.stderr
+    assert not os.path.exists(f"{tmp_path}/out.tfrecord-00001-of-00002")
+    done = run(f"--input_file={corpus}", f"--output_file={tmp_path}/out.tfrecord", "--output_shards=2",
+               "--documents_per_chunk=60")
+    assert done.returncode == 0 and "not written" not in done.stderr
+    assert os.path.exists(f"{tmp_path}/out.tfrecord-00001-of-00002")
     empty = tmp_path / "empty.txt"
     empty.write_text("")
     done = run(f"--input_file={empty}", f"--output_file={tmp_path}/x.tfrecord")
     assert done.returncode != 0 and "empty.txt" in done.stderr and not os.path.exists(f"{tmp_path}/x.tfrecord")
+
+
+def test_a_missing_or_truncated_spiece_model_is_an_error_line(tmp_path, corpus, spiece):
+    truncated = tmp_path / "truncated.model"
+    truncated.write_bytes(open(spiece, "rb").read()[:1000])
+    for model in (tmp_path / "absent.model", truncated):
+        done = subprocess.run(
+            [sys.executable, os.path.join(ROOT, "create_xlnet_pretraining_data.py"), f"--sp_path={model}",
+             f"--input_file={corpus}", f"--output_file={tmp_path}/out.tfrecord"],
+            capture_output=True, text=True, timeout=300)
+        assert done.returncode != 0
+        assert f"error: {model}: cannot load the SentencePiece model" in done.stderr, done.stderr[-2000:]
+        assert "Traceback" not in done.stderr
+    assert sorted(os.listdir(tmp_path)) == ["truncated.model"]
