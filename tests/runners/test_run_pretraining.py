@@ -81,7 +81,7 @@ def test_phase_two_on_packed_rows_loads_phase_one(setup, tmp_path):
 def checkpoint_values(output_dir):
     reader = tf.train.load_checkpoint(str(output_dir))
     return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()
-            if name.startswith(("model/", "optimizer/", "rng/", "step/"))}
+            if name.startswith(("model/", "optimizer/", "rng/", "step/", "state/"))}
 
 
 @pytest.mark.slow
@@ -158,25 +158,34 @@ def test_xlnet_trains_evaluates_and_resumes_as_if_uninterrupted(xlnet_setup, tmp
     assert set(results) == {"global_step", "loss", "lm_accuracy", "lm_loss"} and results["global_step"] == "6"
     assert '"bi_data": true' in (straight / "xlnet_config.json").read_text()
 
-    run(args(resumed))
-    for path in resumed.glob("ckpt-6.*"):  # as if killed between the saves at steps 3 and 6
+    assert_resume_ends_as(straight, resumed, args(resumed), saves=(3, 6), saved="rng/")
+
+
+def assert_resume_ends_as(straight, resumed, args, saves, saved):
+    """Runs `args` (writing `resumed`), deletes its last checkpoint as if killed
+    between the `saves` (two steps), reruns it: every checkpointed value (those
+    under `saved` among them) equals `straight`'s."""
+    previous, last = saves
+    run(args)
+    for path in resumed.glob(f"ckpt-{last}.*"):
         path.unlink()
-    assert "(step 3)" in run(args(resumed))
+    assert f"(step {previous})" in run(args)
     want, got = checkpoint_values(straight), checkpoint_values(resumed)
-    assert sorted(got) == sorted(want) and any(k.startswith("rng/") for k in got)
+    assert sorted(got) == sorted(want) and any(k.startswith(saved) for k in got)
     for name in want:
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
 
 
-def test_xlnet_carries_memory_with_mem_len_and_says_a_resume_restarts_it(xlnet_setup, tmp_path):
-    args = xlnet_command(xlnet_setup, tmp_path, "--do_train", "--num_train_steps=4", "--mem_len=24",
-                         "--save_checkpoints_steps=2", "--log_steps=2")
-    assert "step 4: loss = " in run(args)
-    written = (tmp_path / "xlnet_config.json").read_text()
+def test_xlnet_resumes_its_memory_as_if_uninterrupted(xlnet_setup, tmp_path):
+    """Dropout on, --mem_len: the memory is saved with each checkpoint, so a
+    resumed run continues it rather than starting from zeros."""
+    straight, resumed = tmp_path / "straight", tmp_path / "resumed"
+    args = lambda out: xlnet_command(xlnet_setup, out, "--do_train", "--num_train_steps=4",  # noqa: E731
+                                     "--mem_len=24", "--save_checkpoints_steps=2", "--log_steps=2")
+    assert "step 4: loss = " in run(args(straight))
+    written = (straight / "xlnet_config.json").read_text()
     assert '"mem_len": 24' in written and '"reuse_len": 16' in written
-    for path in tmp_path.glob("ckpt-4.*"):
-        path.unlink()
-    assert "not checkpointed: it restarts from its initial value at step 2" in run(args)
+    assert_resume_ends_as(straight, resumed, args(resumed), saves=(2, 4), saved="state/")
 
 
 def test_xlnet_refuses_a_missing_config_and_batches_without_backward_halves(xlnet_setup, tmp_path):

@@ -4,6 +4,7 @@ manual steps do, and a few hundred steps on a small corpus bring the held-out
 permutation-LM loss well below a unigram model's."""
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -153,6 +154,27 @@ def test_gradient_accumulation_keeps_each_micro_batchs_memory(records, tmp_path)
     np.testing.assert_allclose(accumulated_losses, whole_losses, rtol=1e-5)
     for a, b in zip(accumulated, whole):
         np.testing.assert_allclose(a, b, rtol=0, atol=2e-6)
+
+
+def test_a_resumed_run_continues_its_memory_as_if_uninterrupted(records, tmp_path):
+    """The memory is saved with the checkpoint: resumed from step 2 of 4, the
+    run ends with the weights of the run that did not stop."""
+    config = CONFIG.replace(mem_len=MEM_LEN, initializer_range=0.2)
+    _, straight, _ = step_losses(records["train"], config, tmp_path, 4, save_checkpoints_steps=2)
+    for path in tmp_path.glob("ckpt-4.*"):
+        path.unlink()
+    _, resumed, _ = step_losses(records["train"], config, tmp_path, 4, save_checkpoints_steps=2)
+    for a, b in zip(resumed, straight):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_checkpoint_without_memory_resumes_from_zero_memory(records, tmp_path, caplog):
+    """As a checkpoint written before the memory was saved (or with mem_len=0)."""
+    step_losses(records["train"], CONFIG, tmp_path, 2, save_checkpoints_steps=2)
+    with caplog.at_level(logging.INFO, logger="absl"):
+        step_losses(records["train"], CONFIG.replace(mem_len=MEM_LEN), tmp_path, 3)
+    assert ("holds no state carried from step to step (XLNet's memory): it restarts from its "
+            "initial value at step 2") in caplog.text
 
 
 # Two replicas need two logical CPUs, set before TensorFlow starts: a process of their own.
