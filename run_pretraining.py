@@ -74,8 +74,8 @@ flags.DEFINE_integer("perm_size", 256, "XLNet: length of the permuted blocks; di
                      "and seq_len - reuse_len.")
 flags.DEFINE_integer("num_predict", 85, "XLNet: targets predicted per sequence.")
 flags.DEFINE_integer("mem_len", 0, "XLNet: hidden states of earlier segments each layer keeps as "
-                     "memory, carried from one step to the next (not checkpointed: a resumed run "
-                     "starts from zeros); 0: none.")
+                     "memory, carried from one step to the next and saved with each checkpoint; "
+                     "0: none.")
 flags.DEFINE_bool("bi_data", True, "XLNet: records written with --bi_data, --bsz_per_host="
                   "--train_batch_size and --num_core_per_host=replicas x --grad_accum_steps.")
 

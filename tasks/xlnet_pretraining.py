@@ -11,8 +11,8 @@ With `config.mem_len > 0` the segment-recurrence memory is carried from one
 training step to the next (`initial_state`/`forward`), as the original's
 `train_gpu.py`: row k of a batch continues row k of the batch before, so each
 row attends to the cached hidden states of its previous record's first
-`reuse_len` tokens; the first step sees zeros, and a resumed run starts from
-zeros again (the memory is not checkpointed, nor was the original's).
+`reuse_len` tokens; the first step sees zeros. The trainer saves the memory
+with each checkpoint (the original did not), so a resumed run continues it.
 Evaluation reads records without memory. `mem_len=0`: every batch starts
 without `mems`.
 """
