@@ -22,6 +22,7 @@ XLNet (the original's flag names; --train_batch_size is the records' --bsz_per_h
 """
 
 import os
+import sys
 
 from absl import app, flags, logging
 
@@ -40,7 +41,7 @@ from tasks.flag_groups import define_model_flags, define_text_flags, define_trai
 from tasks.optimization import OptimizerConfig
 from tasks.pretraining import PretrainingTask
 from tasks.trainer import Trainer, write_results
-from tasks.xlnet_pretraining import XLNetPretrainingTask
+from tasks.xlnet_pretraining import XLNetPretrainingTask, check_lengths
 
 FLAGS = flags.FLAGS
 run_options.define_flags()
@@ -106,7 +107,12 @@ def bert_task():
 
 
 def xlnet_task():
-    """As `bert_task`, for --model=xlnet."""
+    """As `bert_task`, for --model=xlnet; lengths that cannot train stop the run
+    with an `error:` line before output_dir is touched."""
+    try:
+        check_lengths(FLAGS.seq_len, FLAGS.reuse_len, FLAGS.perm_size, FLAGS.num_predict, FLAGS.mem_len)
+    except ValueError as e:
+        sys.exit(f"error: {e}")
     if FLAGS.xlnet_config_file:
         config, source = XLNetConfig.from_json_file(FLAGS.xlnet_config_file), FLAGS.xlnet_config_file
     elif FLAGS.preset:

@@ -186,3 +186,22 @@ def test_xlnet_refuses_a_missing_config_and_batches_without_backward_halves(xlne
     odd_slices = xlnet_command(xlnet_setup, tmp_path / "b", "--do_train", "--grad_accum_steps=2")
     odd_slices[odd_slices.index("--train_batch_size=4")] = "--train_batch_size=6"
     assert "each of the 2 slices" in fails(odd_slices)
+
+
+@pytest.mark.parametrize("flags, error", [
+    (["--perm_size=5"], "--perm_size=5 must divide --reuse_len=16 and --seq_len - --reuse_len = 16"),
+    (["--reuse_len=40"], "--reuse_len=40 must be in [0, --seq_len=32)"),
+    (["--perm_size=0", "--mem_len=-1"], "--perm_size=0 must divide --reuse_len=16 and --seq_len - "
+                                        "--reuse_len = 16; --mem_len=-1 must be >= 0 (0: no memory)"),
+    (["--num_predict=33"], "--num_predict=33 must be in [1, --seq_len=32]"),
+])
+def test_xlnet_refuses_lengths_that_cannot_train_before_any_work(xlnet_setup, tmp_path, flags, error):
+    """One `error:` line naming the flags, and an interrupted save (which a
+    trainer's start clears away) still in place."""
+    (tmp_path / "ckpt-7_temp").mkdir()
+    args = xlnet_command(xlnet_setup, tmp_path, "--do_train", "--num_train_steps=2", *flags)
+    done = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == f"error: {error}"
+    assert "Traceback" not in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt-7_temp"]
