@@ -42,7 +42,7 @@ from tasks.flag_groups import define_model_flags, define_text_flags, define_trai
 from tasks.optimization import OptimizerConfig
 from tasks.pretraining import PretrainingTask
 from tasks.trainer import Trainer, write_results
-from tasks.xlnet_pretraining import XLNetPretrainingTask
+from tasks.xlnet_pretraining import XLNetPretrainingTask, check_lengths
 
 FLAGS = flags.FLAGS
 run_options.define_flags()
@@ -76,8 +76,8 @@ flags.DEFINE_integer("perm_size", 256, "XLNet: length of the permuted blocks; di
                      "and seq_len - reuse_len.")
 flags.DEFINE_integer("num_predict", 85, "XLNet: targets predicted per sequence.")
 flags.DEFINE_integer("mem_len", 0, "XLNet: hidden states of earlier segments each layer keeps as "
-                     "memory, carried from one step to the next (not checkpointed: a resumed run "
-                     "starts from zeros); 0: none.")
+                     "memory, carried from one step to the next and saved with each checkpoint; "
+                     "0: none.")
 flags.DEFINE_bool("bi_data", True, "XLNet: records written with --bi_data, --bsz_per_host="
                   "--train_batch_size and --num_core_per_host=replicas x --grad_accum_steps.")
 
@@ -109,7 +109,12 @@ def bert_task():
 
 
 def xlnet_task():
-    """As `bert_task`, for --model=xlnet."""
+    """As `bert_task`, for --model=xlnet; lengths that cannot train stop the run
+    with an `error:` line before output_dir is touched."""
+    try:
+        check_lengths(FLAGS.seq_len, FLAGS.reuse_len, FLAGS.perm_size, FLAGS.num_predict, FLAGS.mem_len)
+    except ValueError as e:
+        sys.exit(f"error: {e}")
     if FLAGS.xlnet_config_file:
         config, source = XLNetConfig.from_json_file(FLAGS.xlnet_config_file), FLAGS.xlnet_config_file
     elif FLAGS.preset:

@@ -8,10 +8,9 @@ one_device, mirrored, multi_worker_mirrored and TPU strategies.
 
 Checkpoints hold the model (a dict keyed by `variable.path`, the layout
 `checkpoints.loader` reads), the optimizer, the step, the dropout RNG state and
-the input iterator, so a killed run restarted with the same command continues
-as if it had not stopped. The one exception is the state a task carries from
-step to step (`Task.initial_state`, XLNet's memory): it restarts from its
-initial value, as in the original XLNet, and the log says so. A missing or damaged newest checkpoint is skipped
+the input iterator, and the state a task carries from step to step
+(`Task.initial_state`, XLNet's memory), so a killed run restarted with the
+same command continues as if it had not stopped. A missing or damaged newest checkpoint is skipped
 for the one before (`utils/checkpoint_files.py`); the chief holds a lock on
 output_dir so that two runs cannot interleave their files there.
 """
@@ -140,18 +139,28 @@ class Trainer:
             optimizer.build(self.model.trainable_variables)
         return optimizer
 
-    def _make_train_loop(self, optimizer, batch_size):
+    def _step_state(self, batch_size, checkpoint):
+        """The task's state carried from step to step (None without one), saved
+        with `checkpoint`: attached after the restore, it takes the value the
+        checkpoint resumed holds; older checkpoints hold none."""
+        rows = batch_size // self.options.grad_accum_steps // self.strategy.num_replicas_in_sync
+        initial = self.task.initial_state(rows)
+        if initial is None:
+            return None
+        state = StepState(self.strategy, initial, self.options.grad_accum_steps)
+        checkpoint.state = state
+        step = int(self.global_step.numpy())
+        if step and not state.restored:
+            logging.info("The checkpoint resumed holds no state carried from step to step (XLNet's "
+                         "memory): it restarts from its initial value at step %d", step)
+        return state
+
+    def _make_train_loop(self, optimizer, batch_size, state):
         """A `tf.function(iterator, num_steps)` running `num_steps` updates."""
         model, task, strategy = self.model, self.task, self.strategy
         variables = model.trainable_variables
         scale_loss = self.options.mixed_precision == "fp16"
         rows = batch_size // self.options.grad_accum_steps // strategy.num_replicas_in_sync
-        initial_state = task.initial_state(rows)
-        state = None if initial_state is None else StepState(
-            strategy, initial_state, self.options.grad_accum_steps)
-        if state is not None and int(self.global_step.numpy()):
-            logging.info("The state carried from step to step (XLNet's memory) is not checkpointed: "
-                         "it restarts from its initial value at step %d", int(self.global_step.numpy()))
 
         def forward_backward(features, labels, carried):
             with tf.GradientTape() as tape:
@@ -227,8 +236,9 @@ class Trainer:
             "train", batch_size // self.options.grad_accum_steps, training=True))
         checkpoint = self._checkpoint(keras_optimizer, iterator)
         self._restore_or_initialize(checkpoint, partial=False)
+        state = self._step_state(batch_size, checkpoint)
         manager = self._manager(checkpoint)
-        train_loop = self._make_train_loop(keras_optimizer, batch_size)
+        train_loop = self._make_train_loop(keras_optimizer, batch_size, state)
         writer = (tf.summary.create_file_writer(os.path.join(self.options.output_dir, "train"))
                   if self.is_chief else tf.summary.create_noop_writer())
         records = []

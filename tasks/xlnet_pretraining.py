@@ -11,8 +11,8 @@ With `config.mem_len > 0` the segment-recurrence memory is carried from one
 training step to the next (`initial_state`/`forward`), as the original's
 `train_gpu.py`: row k of a batch continues row k of the batch before, so each
 row attends to the cached hidden states of its previous record's first
-`reuse_len` tokens; the first step sees zeros, and a resumed run starts from
-zeros again (the memory is not checkpointed, nor was the original's).
+`reuse_len` tokens; the first step sees zeros. The trainer saves the memory
+with each checkpoint (the original did not), so a resumed run continues it.
 Evaluation reads records without memory. `mem_len=0`: every batch starts
 without `mems`.
 """
@@ -32,6 +32,26 @@ _INPUTS = {"input_k": "input_ids", "seg_id": "segment_ids", "perm_mask": "perm_m
            "target_mapping": "target_mapping"}
 
 
+def check_lengths(seq_len, reuse_len, perm_size, num_predict, mem_len):
+    """Raises ValueError naming every flag (the original's names) whose value
+    cannot train, before any work: a record is the reuse part and the rest,
+    each permuted in `perm_size` blocks (`data.pretraining.xlnet_permutation`)."""
+    problems = []
+    if seq_len < 1:
+        problems.append(f"--seq_len={seq_len} must be >= 1")
+    elif not 0 <= reuse_len < seq_len:
+        problems.append(f"--reuse_len={reuse_len} must be in [0, --seq_len={seq_len})")
+    elif perm_size < 1 or reuse_len % perm_size or (seq_len - reuse_len) % perm_size:
+        problems.append(f"--perm_size={perm_size} must divide --reuse_len={reuse_len} and "
+                        f"--seq_len - --reuse_len = {seq_len - reuse_len}")
+    if not 1 <= num_predict <= seq_len:
+        problems.append(f"--num_predict={num_predict} must be in [1, --seq_len={seq_len}]")
+    if mem_len < 0:
+        problems.append(f"--mem_len={mem_len} must be >= 0 (0: no memory)")
+    if problems:
+        raise ValueError("; ".join(problems))
+
+
 class XLNetPretrainingTask(Task):
     """Builds the XLNet pretrainer, reads and permutes the records, computes
     the permutation-LM loss and accuracy on the predicted positions.
@@ -45,6 +65,7 @@ class XLNetPretrainingTask(Task):
 
     def __init__(self, config, input_file, seq_len, reuse_len, perm_size, num_predict,
                  init_checkpoint=None, seed=12345):
+        check_lengths(seq_len, reuse_len, perm_size, num_predict, config.mem_len)
         self.config = config.replace(reuse_len=reuse_len)  # The memory caches the reused part.
         self.input_files = expand_input_files(input_file)  # Fails now on a glob matching nothing.
         self.seq_len, self.reuse_len, self.perm_size, self.num_predict = seq_len, reuse_len, perm_size, num_predict

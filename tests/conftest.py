@@ -52,6 +52,24 @@ def logits_by_example(task, model, split, batch_size):
     return logits, widths
 
 
+def checkpoint_values(output_dir):
+    """{name: value} of the trainer's newest checkpoint in output_dir: model,
+    optimizer, step, dropout RNG and the state carried from step to step (the
+    input pipeline's serialized state is left out: it is not a comparable value)."""
+    import tensorflow as tf
+    reader = tf.train.load_checkpoint(str(output_dir))
+    return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()
+            if name.startswith(("model/", "optimizer/", "rng/", "step/", "state/"))}
+
+
+def assert_same_values(got, want, covering):
+    """The same names, bit-identical values, and some under `covering` (what the comparison is for)."""
+    import numpy as np
+    assert sorted(got) == sorted(want) and any(name.startswith(covering) for name in got)
+    for name in want:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+
+
 def shared_path(*parts):
     """Path under ../shared/data, or skip the test with a reason when it is absent."""
     path = os.path.join(SHARED_DATA, *parts)

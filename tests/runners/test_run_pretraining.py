@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, assert_same_values, checkpoint_values
 from tests.pretraining_records import TINY, write_records
 
 TIMEOUT_S = 600
@@ -85,12 +85,6 @@ def test_phase_two_on_packed_rows_loads_phase_one(setup, tmp_path):
     assert results["global_step"] == "2" and np.isfinite(float(results["next_sentence_loss"]))
 
 
-def checkpoint_values(output_dir):
-    reader = tf.train.load_checkpoint(str(output_dir))
-    return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()
-            if name.startswith(("model/", "optimizer/", "rng/", "step/"))}
-
-
 @pytest.mark.slow
 def test_sigkill_then_restart_continues_as_if_uninterrupted(setup, tmp_path):
     """Dropout on, shuffled input: equal final weights need the model, optimizer,
@@ -122,10 +116,7 @@ def test_sigkill_then_restart_continues_as_if_uninterrupted(setup, tmp_path):
 
     log = run(args(killed))
     assert f"(step {interrupted_at})" in log
-    want, got = checkpoint_values(straight), checkpoint_values(killed)
-    assert sorted(got) == sorted(want) and any(k.startswith("rng/") for k in got)
-    for name in want:
-        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+    assert_same_values(checkpoint_values(killed), checkpoint_values(straight), "rng/")
 
 
 @pytest.fixture(scope="module")
@@ -165,25 +156,31 @@ def test_xlnet_trains_evaluates_and_resumes_as_if_uninterrupted(xlnet_setup, tmp
     assert set(results) == {"global_step", "loss", "lm_accuracy", "lm_loss"} and results["global_step"] == "6"
     assert '"bi_data": true' in (straight / "xlnet_config.json").read_text()
 
-    run(args(resumed))
-    for path in resumed.glob("ckpt-6.*"):  # as if killed between the saves at steps 3 and 6
+    assert_resume_ends_as(straight, resumed, args(resumed), saves=(3, 6), saved="rng/")
+
+
+def assert_resume_ends_as(straight, resumed, args, saves, saved):
+    """Runs `args` (writing `resumed`), deletes its last checkpoint as if killed
+    between the `saves` (two steps), reruns it: every checkpointed value (those
+    under `saved` among them) equals `straight`'s."""
+    previous, last = saves
+    run(args)
+    for path in resumed.glob(f"ckpt-{last}.*"):
         path.unlink()
-    assert "(step 3)" in run(args(resumed))
-    want, got = checkpoint_values(straight), checkpoint_values(resumed)
-    assert sorted(got) == sorted(want) and any(k.startswith("rng/") for k in got)
-    for name in want:
-        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+    assert f"(step {previous})" in run(args)
+    assert_same_values(checkpoint_values(resumed), checkpoint_values(straight), saved)
 
 
-def test_xlnet_carries_memory_with_mem_len_and_says_a_resume_restarts_it(xlnet_setup, tmp_path):
-    args = xlnet_command(xlnet_setup, tmp_path, "--do_train", "--num_train_steps=4", "--mem_len=24",
-                         "--save_checkpoints_steps=2", "--log_steps=2")
-    assert "step 4: loss = " in run(args)
-    written = (tmp_path / "xlnet_config.json").read_text()
+def test_xlnet_resumes_its_memory_as_if_uninterrupted(xlnet_setup, tmp_path):
+    """Dropout on, --mem_len: the memory is saved with each checkpoint, so a
+    resumed run continues it rather than starting from zeros."""
+    straight, resumed = tmp_path / "straight", tmp_path / "resumed"
+    args = lambda out: xlnet_command(xlnet_setup, out, "--do_train", "--num_train_steps=4",  # noqa: E731
+                                     "--mem_len=24", "--save_checkpoints_steps=2", "--log_steps=2")
+    assert "step 4: loss = " in run(args(straight))
+    written = (straight / "xlnet_config.json").read_text()
     assert '"mem_len": 24' in written and '"reuse_len": 16' in written
-    for path in tmp_path.glob("ckpt-4.*"):
-        path.unlink()
-    assert "not checkpointed: it restarts from its initial value at step 2" in run(args)
+    assert_resume_ends_as(straight, resumed, args(resumed), saves=(2, 4), saved="state/")
 
 
 def test_xlnet_refuses_a_missing_config_and_batches_without_backward_halves(xlnet_setup, tmp_path):
@@ -239,3 +236,22 @@ def test_xlnet_vocabulary_is_checked_at_set_up_however_late_an_id_comes(xlnet_se
                                  "--do_train", "--num_train_steps=1"))
     assert (f"error: {records} was written with a vocabulary of {pieces} ids (0-{pieces - 1}; "
             f"{tmp_path}/.late.tfrecord.metadata.json) but {config} has n_token={n_token}") in stderr, stderr[-2000:]
+
+
+@pytest.mark.parametrize("flags, error", [
+    (["--perm_size=5"], "--perm_size=5 must divide --reuse_len=16 and --seq_len - --reuse_len = 16"),
+    (["--reuse_len=40"], "--reuse_len=40 must be in [0, --seq_len=32)"),
+    (["--perm_size=0", "--mem_len=-1"], "--perm_size=0 must divide --reuse_len=16 and --seq_len - "
+                                        "--reuse_len = 16; --mem_len=-1 must be >= 0 (0: no memory)"),
+    (["--num_predict=33"], "--num_predict=33 must be in [1, --seq_len=32]"),
+])
+def test_xlnet_refuses_lengths_that_cannot_train_before_any_work(xlnet_setup, tmp_path, flags, error):
+    """One `error:` line naming the flags, and an interrupted save (which a
+    trainer's start clears away) still in place."""
+    (tmp_path / "ckpt-7_temp").mkdir()
+    args = xlnet_command(xlnet_setup, tmp_path, "--do_train", "--num_train_steps=2", *flags)
+    done = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == f"error: {error}"
+    assert "Traceback" not in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt-7_temp"]
