@@ -77,12 +77,14 @@ def detect_format(path):
 
 
 def xlnet_tf1_tensors(path, fmt, untie_r=True):
-    """{original TF1 name: array} of an XLNet checkpoint in any of `XLNET_FORMATS`
-    or ours (`untie_r` says how Hugging Face's per-layer biases are to be kept).
-    Our XLNet weights are read by TF1 name too, so that they load whatever the
-    layers of the model that saved them were called."""
+    """{original TF1 name: array} of an XLNet checkpoint in any of `XLNET_FORMATS`,
+    ours or a trainer's (`untie_r` says how Hugging Face's per-layer biases are to
+    be kept). Our XLNet weights and a trainer's are read by TF1 name too, so that
+    they load whatever the layers of the model that saved them were called."""
     if fmt == "ours":
         tensors = _by_tf1_name(ours.read_weights(path))
+    elif fmt == "trainer":
+        tensors = _by_tf1_name(trainer_weights(path))
     elif fmt == "xlnet_hf":
         tensors = hf_to_tf1(read_weight_file(path), untie_r)
     else:
