@@ -102,7 +102,7 @@ def bert_task():
         objective=FLAGS.objective, init_checkpoint=FLAGS.init_checkpoint,
         dynamic_masker=dynamic_masker(), seed=FLAGS.seed,
         max_sequences_per_pack=FLAGS.max_sequences_per_pack)
-    return task, config, source, "bert_config.json", config.vocab_size, (F.INPUT_IDS, F.MASKED_LM_IDS)
+    return task, config, source, config.config_file_name, config.vocab_size, (F.INPUT_IDS, F.MASKED_LM_IDS)
 
 
 def xlnet_task():
@@ -117,7 +117,7 @@ def xlnet_task():
     task = XLNetPretrainingTask(
         config, FLAGS.input_file, FLAGS.seq_len, FLAGS.reuse_len, FLAGS.perm_size, FLAGS.num_predict,
         init_checkpoint=FLAGS.init_checkpoint, seed=FLAGS.seed)
-    return task, task.config, source, "xlnet_config.json", config.n_token, (XLNET_INPUT,)
+    return task, task.config, source, config.config_file_name, config.n_token, (XLNET_INPUT,)
 
 
 def main(_):
@@ -138,7 +138,8 @@ def main(_):
     # After the Trainer: reading records starts TensorFlow's runtime, which a
     # multi-worker strategy must be created before.
     for path in expand_input_files(FLAGS.input_file):
-        check_record_ids(path, vocab_size, source, id_features=id_features)
+        check_record_ids(path, vocab_size, source, id_features=id_features,
+                         vocab_size_field=config.vocab_size_field)
     if FLAGS.do_train:
         trainer.train(FLAGS.train_batch_size, FLAGS.num_train_steps, OptimizerConfig(
             name=FLAGS.optimizer, learning_rate=FLAGS.learning_rate,
