@@ -17,8 +17,8 @@ load: the encoder (a BertBackbone has no pretraining heads) plus the tokenizer
 (the vocabulary, `--do_lower_case`). A config with XLNet's fields (the
 `xlnet_config.json` beside the checkpoint, or `--bert_config_file`) makes it an
 XLNet conversion, heads kept (LM bias, sequence summary and logit layer, token
-tagging layer, SQuAD head; `model_garden` holds the backbone only); `--vocab_file` is then its
-`spiece.model`.
+tagging layer, SQuAD head; `model_garden` holds the backbone only); its `spiece.model` is
+given with `--spiece_model_file` (or `--vocab_file`).
 """
 
 import os
@@ -38,7 +38,7 @@ from data.text.vocab import Vocab
 from modeling import BertEncoder
 from modeling.pretrainer import BertPretrainer
 from modeling.xlnet import XLNetConfig
-from tasks.flag_groups import define_model_flags, define_text_flags
+from tasks.flag_groups import define_model_flags, define_text_flags, vocab_file_from_flags
 
 FLAGS = flags.FLAGS
 
@@ -68,7 +68,7 @@ def convert(init_checkpoint, output_dir, output_format, bert_config_file=None, v
     loaded = set(report.loaded)
     if output_format == "tf1":
         write_name_based(to_tf1(model, loaded), os.path.join(output_dir, "bert_model.ckpt"))
-        config.to_json_file(os.path.join(output_dir, "bert_config.json"))
+        config.to_json_file(os.path.join(output_dir, config.config_file_name))
     elif output_format == "hf":
         write_hf_dir(to_hf(model, loaded), config, output_dir)
     elif output_format == "keras_hub":
@@ -112,7 +112,7 @@ def write_keras_hub(model, loaded, config, vocab_file, do_lower_case, output_dir
 def main(argv):
     del argv
     report = convert(FLAGS.init_checkpoint, FLAGS.output_dir, FLAGS.output_format,
-                     FLAGS.bert_config_file, FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.preset)
+                     FLAGS.bert_config_file, vocab_file_from_flags(), FLAGS.do_lower_case, FLAGS.preset)
     print(f"wrote {len(report.loaded)} variables as {FLAGS.output_format} to {FLAGS.output_dir}")
 
 

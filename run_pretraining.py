@@ -104,7 +104,7 @@ def bert_task():
         objective=FLAGS.objective, init_checkpoint=FLAGS.init_checkpoint,
         dynamic_masker=dynamic_masker(), seed=FLAGS.seed,
         max_sequences_per_pack=FLAGS.max_sequences_per_pack)
-    return (task, task.config, source, "bert_config.json", config.vocab_size,
+    return (task, task.config, source, config.config_file_name, config.vocab_size,
             (F.INPUT_IDS, F.MASKED_LM_IDS))
 
 
@@ -125,7 +125,7 @@ def xlnet_task():
     task = XLNetPretrainingTask(
         config, FLAGS.input_file, FLAGS.seq_len, FLAGS.reuse_len, FLAGS.perm_size, FLAGS.num_predict,
         init_checkpoint=FLAGS.init_checkpoint, seed=FLAGS.seed)
-    return task, task.config, source, "xlnet_config.json", config.n_token, (XLNET_INPUT,)
+    return task, task.config, source, config.config_file_name, config.n_token, (XLNET_INPUT,)
 
 
 def xlnet_record_settings(slices):
@@ -172,9 +172,9 @@ def pretrain(_):
     files = expand_input_files(FLAGS.input_file)
     if FLAGS.model == "xlnet":
         check_settings(files, "xlnet", xlnet_record_settings(slices))
-    vocab_field = "n_token" if FLAGS.model == "xlnet" else "vocab_size"
-    for path in check_vocab_size(files, vocab_size, vocab_field, source):
-        check_record_ids(path, vocab_size, source, id_features=id_features)
+    for path in check_vocab_size(files, vocab_size, config.vocab_size_field, source):
+        check_record_ids(path, vocab_size, source, id_features=id_features,
+                         vocab_size_field=config.vocab_size_field)
     if FLAGS.do_train:
         trainer.train(FLAGS.train_batch_size, FLAGS.num_train_steps, OptimizerConfig(
             name=FLAGS.optimizer, learning_rate=FLAGS.learning_rate,

@@ -14,7 +14,7 @@ from checkpoints import keras_hub_preset, xlnet_huggingface
 from checkpoints.huggingface import read_hf_config
 from data.text.families import text_side_for, vocab_file_name
 from modeling.config import BertConfig, ConfigError
-from modeling.encoder_interface import family_of
+from modeling.encoder_interface import FAMILIES, family_of
 from modeling.xlnet import XLNET_PRESETS, XLNetConfig
 from utils.files import read_json_object
 
@@ -81,9 +81,10 @@ def resolve_bert_config(bert_config_file=None, preset=None, init_checkpoint=None
         return XLNetConfig.from_preset(preset) if preset in XLNET_PRESETS else BertConfig.from_preset(preset)
     config = config_beside(init_checkpoint) if init_checkpoint else None
     if config is None:
-        raise ConfigError("no model config: pass --bert_config_file or --preset (no "
-                          "bert_config.json or config.json beside "
-                          f"--init_checkpoint={init_checkpoint!r})")
+        raise ConfigError(
+            "no model config: pass --bert_config_file (BERT's bert_config.json or XLNet's "
+            "xlnet_config.json) or --preset (no " + ", ".join(CONFIG_FILES[:-1]) + " or "
+            f"{CONFIG_FILES[-1]} beside --init_checkpoint={init_checkpoint!r})")
     return config
 
 
@@ -95,8 +96,9 @@ def resolve_vocab_file(vocab_file=None, init_checkpoint=None, family="bert"):
         return vocab_file
     found = vocab_beside(init_checkpoint, family) if init_checkpoint else None
     if found is None:
-        raise FileNotFoundError(f"no vocabulary: pass --vocab_file (no {vocab_file_name(family)} "
-                                f"beside --init_checkpoint={init_checkpoint!r})")
+        raise FileNotFoundError(
+            f"no vocabulary: pass {FAMILIES[family].vocab_file_flag} (no "
+            f"{vocab_file_name(family)} beside --init_checkpoint={init_checkpoint!r})")
     return found
 
 
@@ -124,9 +126,9 @@ def config_source(bert_config_file=None, preset=None, init_checkpoint=None):
 def check_vocab_fits(config, source, vocab_file):
     """Raises `ConfigError` naming both files when the vocabulary is not of the
     config's family (a WordPiece `vocab.txt` for an XLNet, a `spiece.model` for
-    a BERT) or has more tokens than the config's `vocab_size`: its ids would
-    index past the word embeddings, which otherwise fails only at the first
-    training step."""
+    a BERT) or has more tokens than the config's `vocab_size` (XLNet's
+    `n_token`): its ids would index past the word embeddings, which otherwise
+    fails only at the first training step."""
     family = family_of(config)
     try:
         size = text_side_for(family, vocab_file, do_lower_case=False).special_ids.vocab_size
@@ -137,7 +139,9 @@ def check_vocab_fits(config, source, vocab_file):
             f"(--vocab_file), an XLNet model a SentencePiece spiece.model "
             f"(--spiece_model_file)") from e
     if size > config.vocab_size:
+        field = config.vocab_size_field
         raise ConfigError(
-            f"{vocab_file} has {size} tokens but {source} has vocab_size={config.vocab_size}: "
+            f"{vocab_file} has {size} tokens but {source} has {field}={config.vocab_size}: "
             f"token ids up to {size - 1} would not fit the word embeddings; use the vocabulary "
-            f"the model was trained with, or a config with vocab_size={size}")
+            f"the model was trained with ({config.vocab_file_flag}), or a config with "
+            f"{field}={size}")

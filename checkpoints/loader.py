@@ -77,12 +77,14 @@ def detect_format(path):
 
 
 def xlnet_tf1_tensors(path, fmt, untie_r=True):
-    """{original TF1 name: array} of an XLNet checkpoint in any of `XLNET_FORMATS`
-    or ours (`untie_r` says how Hugging Face's per-layer biases are to be kept).
-    Our XLNet weights are read by TF1 name too, so that they load whatever the
-    layers of the model that saved them were called."""
+    """{original TF1 name: array} of an XLNet checkpoint in any of `XLNET_FORMATS`,
+    ours or a trainer's (`untie_r` says how Hugging Face's per-layer biases are to
+    be kept). Our XLNet weights and a trainer's are read by TF1 name too, so that
+    they load whatever the layers of the model that saved them were called."""
     if fmt == "ours":
         tensors = _by_tf1_name(ours.read_weights(path))
+    elif fmt == "trainer":
+        tensors = _by_tf1_name(trainer_weights(path))
     elif fmt == "xlnet_hf":
         tensors = hf_to_tf1(read_weight_file(path), untie_r)
     else:
@@ -113,9 +115,14 @@ def _holds_xlnet(path, config):
     return isinstance(config, XLNetConfig) or os.path.isfile(os.path.join(directory, ours.XLNET_CONFIG_FILE))
 
 
+def _config_of(model):
+    """The encoder config of a model (a task model, a pretrainer, `XLNetParts`), or None."""
+    return getattr(getattr(model, "encoder", model), "config", None)
+
+
 def _source_tensors(path, fmt, model):
     """{source key: array} plus a function our_path -> (source key, transposed) or None."""
-    config = getattr(getattr(model, "encoder", model), "config", None)
+    config = _config_of(model)
     if fmt in XLNET_FORMATS or (fmt == "ours" and _holds_xlnet(path, config)):
         return xlnet_tf1_tensors(path, fmt, getattr(config, "untie_r", True)), xlnet_tf1_name
     if fmt == "ours":
@@ -184,13 +191,21 @@ def load_tensors(model, tensors, locate, source, fmt, strict=False):
     return _assign(model, *_match(model, tensors, locate), source, fmt, strict)
 
 
+def _vocabulary_hint(model):
+    """What to check when the word embeddings differ in rows, in the family's names."""
+    config = _config_of(model)
+    field, flag = getattr(config, "vocab_size_field", "vocab_size"), getattr(
+        config, "vocab_file_flag", "--vocab_file")
+    return f" ({field} differs: check {flag} and the config's {field})"
+
+
 def _assign(model, values, unused, path, fmt, strict):
     errors = []
     for variable in model.weights:
         value = values.get(variable.path)
         if value is not None and tuple(value.shape) != tuple(variable.shape):
-            hint = " (vocab_size differs: check --vocab_file and the config)" if (
-                variable.path.endswith("word_embeddings/embeddings")
+            hint = _vocabulary_hint(model) if (
+                variable.path.endswith(("word_embeddings/embeddings", "word_embedding/embeddings"))
                 and value.shape[0] != variable.shape[0]) else ""
             errors.append(f"{variable.path}: checkpoint has shape {list(value.shape)}, "
                           f"model expects {list(variable.shape)}{hint}")

@@ -10,7 +10,7 @@ from modeling.xlnet import XLNetConfig
 from utils.files import atomic_output
 
 WEIGHTS_FILE = "weights.safetensors"
-XLNET_CONFIG_FILE = "xlnet_config.json"
+XLNET_CONFIG_FILE = XLNetConfig.config_file_name
 
 
 def weights_file(path):
@@ -37,8 +37,7 @@ def save_weights(model, path, only=None):
         f.write(save(tensors, metadata={"format": "bert_garden"}))
     config = getattr(model, "config", None) or getattr(getattr(model, "encoder", None), "config", None)
     if config is not None:
-        name = XLNET_CONFIG_FILE if isinstance(config, XLNetConfig) else "bert_config.json"
-        config.to_json_file(os.path.join(path, name))
+        config.to_json_file(os.path.join(path, config.config_file_name))
 
 
 def read_weights(path):

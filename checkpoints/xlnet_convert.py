@@ -20,11 +20,15 @@ OUTPUT_FORMATS = ("tf1", "hf", "model_garden", "ours")
 
 
 def read_parts(path, config):
-    """(`XLNetParts` with the heads the checkpoint at `path` holds, `LoadReport`)."""
+    """(`XLNetParts` with the heads the checkpoint at `path` holds, `LoadReport`).
+    A trainer's checkpoint (a run's output_dir or its `ckpt-N`) is read for its
+    model's weights, as BERT's are."""
     fmt = detect_format(path)
-    if fmt not in XLNET_FORMATS + ("ours",):
+    if fmt not in XLNET_FORMATS + ("ours", "trainer"):
         raise CheckpointMismatchError(f"{path}: a {fmt} checkpoint, not an XLNet one")
     tensors = xlnet_tf1_tensors(path, fmt, config.untie_r)
+    if not tensors:
+        raise CheckpointMismatchError(f"{path}: a {fmt} checkpoint with no XLNet variable in it")
     parts = build_parts(config, tensors)
     return parts, load_tensors(parts, tensors, xlnet_tf1_name, path, fmt)
 

@@ -28,6 +28,10 @@ class BertConfig(JsonConfig):
     """
 
     error = ConfigError  # not a field: no annotation
+    # The family's own names, for the files beside a checkpoint and for messages.
+    config_file_name = "bert_config.json"
+    vocab_size_field = "vocab_size"
+    vocab_file_flag = "--vocab_file"
 
     vocab_size: int = 30522
     hidden_size: int = 768

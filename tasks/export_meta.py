@@ -28,8 +28,10 @@ The contract (JSON object; runners write it with `write_export_meta`):
                             `bert_config` (with `causal_attention`) and `label_list`
 
 The family's vocabulary file is copied beside it (`vocab.txt` for BERT,
-`spiece.model` for XLNet), so the output_dir is self-contained. The
-fine-tuned weights are the run's checkpoints (`checkpoints.loader` reads an
+`spiece.model` for XLNet) and its config file written (`bert_config.json`,
+`xlnet_config.json`), so the output_dir is self-contained and serves as
+`--init_checkpoint` of a later run or conversion, as a release directory does.
+The fine-tuned weights are the run's checkpoints (`checkpoints.loader` reads an
 output_dir) or any checkpoint given to the exporter.
 """
 
@@ -113,11 +115,13 @@ class ExportMeta:
 
 
 def write_export_meta(output_dir, meta):
-    """Writes `export_meta.json` and copies the vocabulary file beside it; returns the path."""
+    """Writes `export_meta.json`, the encoder's config file and a copy of the
+    vocabulary file beside it; returns the path."""
     os.makedirs(output_dir, exist_ok=True)
     vocab_copy = os.path.join(output_dir, vocab_file_name(meta.encoder_family))
     if not (os.path.exists(vocab_copy) and os.path.samefile(meta.vocab_file, vocab_copy)):
         shutil.copyfile(meta.vocab_file, vocab_copy)
+    meta.encoder_config.to_json_file(os.path.join(output_dir, meta.encoder_config.config_file_name))
     path = os.path.join(output_dir, EXPORT_META_FILE)
     atomic_write_text(path, meta.to_json())
     return path

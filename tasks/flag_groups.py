@@ -108,15 +108,20 @@ def check_fine_tuning_flags(required=("data_dir",), flag_values=FLAGS):
             raise app.UsageError(f"--{name} is required")
 
 
+def vocab_file_from_flags():
+    """--vocab_file or XLNet's --spiece_model_file (None when neither is given)."""
+    if FLAGS.vocab_file and FLAGS.spiece_model_file:
+        raise app.UsageError("give --vocab_file or --spiece_model_file, not both")
+    return FLAGS.vocab_file or FLAGS.spiece_model_file
+
+
 def model_files_from_flags():
     """(vocabulary file, encoder config) from --vocab_file or --spiece_model_file,
     --bert_config_file, --preset and what lies beside --init_checkpoint
     (`checkpoints.companion_files`): the config picks the family, the family its
     vocabulary (BERT's vocab.txt, XLNet's spiece.model)."""
-    if FLAGS.vocab_file and FLAGS.spiece_model_file:
-        raise app.UsageError("give --vocab_file or --spiece_model_file, not both")
-    return resolve_model_files(FLAGS.vocab_file or FLAGS.spiece_model_file,
-                               FLAGS.bert_config_file, FLAGS.preset, FLAGS.init_checkpoint)
+    return resolve_model_files(vocab_file_from_flags(), FLAGS.bert_config_file, FLAGS.preset,
+                               FLAGS.init_checkpoint)
 
 
 def do_lower_case_from_flags(config):

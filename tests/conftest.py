@@ -4,7 +4,9 @@ import contextlib
 import json
 import os
 import subprocess
+import stat
 import sys
+import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -91,3 +93,36 @@ def process_holding_lock(code, *args):
     finally:
         process.stdin.close()
         process.wait(timeout=60)
+
+
+@contextlib.contextmanager
+def umask(mask):
+    """Runs the block under the process umask `mask`."""
+    previous = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def modes_unlike_plain_writes(mask, *roots):
+    """{path: (its permissions, those a plain write gives)} for every path under
+    `roots` (the roots too) whose permissions are not those that `open()` gives
+    a file and `os.makedirs` a folder under umask `mask`; {} when all are."""
+    with tempfile.TemporaryDirectory() as probe, umask(mask):
+        with open(os.path.join(probe, "file"), "w"):
+            pass
+        os.makedirs(os.path.join(probe, "folder"))
+        plain = {kind: stat.S_IMODE(os.stat(os.path.join(probe, kind)).st_mode)
+                 for kind in ("file", "folder")}
+    paths = list(roots)
+    for root in roots:
+        for directory, folders, files in os.walk(root):
+            paths += [os.path.join(directory, name) for name in folders + files]
+    odd = {}
+    for path in paths:
+        mode = stat.S_IMODE(os.lstat(path).st_mode)
+        want = plain["folder" if os.path.isdir(path) else "file"]
+        if mode != want:
+            odd[path] = (oct(mode), oct(want))
+    return odd

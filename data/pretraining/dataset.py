@@ -81,19 +81,20 @@ def check_first_record(path, max_seq_length, max_predictions_per_seq, next_sente
 
 
 def check_record_ids(path, vocab_size, config_source, num_records=256,
-                     id_features=(F.INPUT_IDS, F.MASKED_LM_IDS)):
+                     id_features=(F.INPUT_IDS, F.MASKED_LM_IDS), vocab_size_field="vocab_size"):
     """Raises RecordLayoutError naming the file and the config when one of
     the first `num_records` records of `path` holds a token id (in
-    `id_features`) that the config's `vocab_size` has no embedding for
-    (records made with another vocabulary), which would otherwise fail
-    inside the first training step."""
+    `id_features`) that the config's `vocab_size` (its field
+    `vocab_size_field`: XLNet's is `n_token`) has no embedding for (records
+    made with another vocabulary), which would otherwise fail inside the
+    first training step."""
     spec = {name: tf.io.VarLenFeature(tf.int64) for name in id_features}
     for records in tf.data.TFRecordDataset(path).take(num_records).batch(num_records):
         parsed = tf.io.parse_example(records, spec)
         largest = max(int(tf.reduce_max(tf.concat([[0], parsed[name].values], 0))) for name in spec)
         if largest >= vocab_size:
             raise RecordLayoutError(
-                f"{path}: token id {largest} but {config_source} has vocab_size={vocab_size}: "
+                f"{path}: token id {largest} but {config_source} has {vocab_size_field}={vocab_size}: "
                 f"records made with another vocabulary?")
 
 

@@ -37,6 +37,10 @@ class XLNetConfig(JsonConfig):
     """
 
     error = XLNetConfigError  # not a field: no annotation
+    # The family's own names, for the files beside a checkpoint and for messages.
+    config_file_name = "xlnet_config.json"
+    vocab_size_field = "n_token"
+    vocab_file_flag = "--spiece_model_file"
 
     n_token: int = 32000
     n_layer: int = 12

@@ -18,10 +18,12 @@ from data.text.tokenization import FullTokenizer
 from tasks.export_meta import ExportMeta, ExportMetaError, read_export_meta, write_export_meta
 from export.export_model import build_task_model, export_for_runner, export_model
 from export.serving_classification import example_protos
+from tests.conftest import modes_unlike_plain_writes, umask
 from tests.export_harness import (HOSTILE_TEXTS, TINY_CONFIG, check_warmup_requests, run_fresh,
                                   sentences)
 
 SEQ_LENGTH = 48
+UMASK = 0o027  # a server's group may read the exports, others may not
 LABELS = ("contradiction", "entailment", "neutral")
 
 _LOADER = """
@@ -64,23 +66,25 @@ def _b64(texts):
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory, uncased_vocab_file):
     """A 3-class pair classifier exported from a run's output_dir with the CLI
-    path, and a single-sentence regression model with `export_for_runner`."""
+    path, and a single-sentence regression model with `export_for_runner`; both
+    under umask `UMASK`."""
     tmp = tmp_path_factory.mktemp("classifier")
-    keras.utils.set_random_seed(5)
-    pair_meta = ExportMeta("classification", TINY_CONFIG, uncased_vocab_file,
-                           max_seq_length=SEQ_LENGTH, label_list=LABELS, paired=True)
-    run_dir = str(tmp / "run")
-    pair_model = build_task_model(pair_meta)
-    save_weights(pair_model, run_dir)
-    write_export_meta(run_dir, pair_meta)
-    pair_dir = export_model(read_export_meta(run_dir), str(tmp / "pair" / "1"), run_dir)
+    with umask(UMASK):
+        keras.utils.set_random_seed(5)
+        pair_meta = ExportMeta("classification", TINY_CONFIG, uncased_vocab_file,
+                               max_seq_length=SEQ_LENGTH, label_list=LABELS, paired=True)
+        run_dir = str(tmp / "run")
+        pair_model = build_task_model(pair_meta)
+        save_weights(pair_model, run_dir)
+        write_export_meta(run_dir, pair_meta)
+        pair_dir = export_model(read_export_meta(run_dir), str(tmp / "pair" / "1"), run_dir)
 
-    single_meta = ExportMeta("regression", TINY_CONFIG, uncased_vocab_file,
-                             max_seq_length=SEQ_LENGTH)
-    single_model = build_task_model(single_meta)
-    single_dir = export_for_runner(single_model, single_meta, str(tmp / "single" / "1"))
-    return {"tmp": tmp, "pair": (pair_model, pair_dir), "single": (single_model, single_dir),
-            "vocab_file": uncased_vocab_file}
+        single_meta = ExportMeta("regression", TINY_CONFIG, uncased_vocab_file,
+                                 max_seq_length=SEQ_LENGTH)
+        single_model = build_task_model(single_meta)
+        single_dir = export_for_runner(single_model, single_meta, str(tmp / "single" / "1"))
+        return {"tmp": tmp, "pair": (pair_model, pair_dir), "single": (single_model, single_dir),
+                "vocab_file": uncased_vocab_file}
 
 
 @pytest.fixture(scope="module")
@@ -158,6 +162,12 @@ def test_saved_model_cli_and_assets(exported, loaded):
     assert "['score']" in single and "['text_b']" not in single and "['label_ids']" not in single
     with open(exported["vocab_file"], encoding="utf-8") as f:
         assert report["pair"]["vocab"] == f.read()
+
+
+def test_the_run_and_both_exports_have_the_modes_of_plain_writes(exported):
+    """A model server running as another user of the group reads every path."""
+    assert modes_unlike_plain_writes(UMASK, str(exported["tmp"] / "run"), exported["pair"][1],
+                                     exported["single"][1]) == {}
 
 
 @pytest.mark.parametrize("name", ["pair", "single"])

@@ -11,9 +11,11 @@ import pytest
 
 from data.text.segments import encode_texts, pack_ids
 from data.text.tokenization import FullTokenizer
+from tests.conftest import modes_unlike_plain_writes, umask
 from tests.export_harness import HOSTILE_TEXTS, export_tiny_hub, run_fresh, sentences
 
 PAIR_SEQ_LENGTH = 24
+UMASK = 0o002  # group-writable, as on hosts with a group per user
 HOSTILE = [t.encode("utf-8") for t in HOSTILE_TEXTS] + [b"bad \xff\xfe utf-8 \xc3"]
 
 _LOADER = """
@@ -70,7 +72,9 @@ print(json.dumps(report))
 
 @pytest.fixture(scope="module")
 def hub_export(tmp_path_factory, uncased_vocab_file):
-    return export_tiny_hub(str(tmp_path_factory.mktemp("hub")), uncased_vocab_file)
+    """The pair exported under umask `UMASK`."""
+    with umask(UMASK):
+        return export_tiny_hub(str(tmp_path_factory.mktemp("hub")), uncased_vocab_file)
 
 
 @pytest.fixture(scope="module")
@@ -166,6 +170,12 @@ def test_encoder_equals_in_process_model(hub_export, loaded):
     assert report["trainable_variables"] == len(pretrainer.encoder.trainable_variables)
     assert report["variables"] == len(pretrainer.encoder.variables)
     assert report["regularization_losses"] == 0
+
+
+def test_the_checkpoint_and_the_pair_have_the_modes_of_plain_writes(hub_export):
+    checkpoint = os.path.join(hub_export["tmp"], "checkpoint")
+    assert modes_unlike_plain_writes(UMASK, checkpoint, hub_export["preprocessor"],
+                                     hub_export["encoder"]) == {}
 
 
 def test_saved_model_cli_lists_the_signatures(loaded):

@@ -1,10 +1,12 @@
 """run_classifier.py on XLNet from its command line alone: an original-layout
 checkpoint with `xlnet_config.json` and `spiece.model` beside it picks the
 family and the vocabulary; a custom TSV trains, eval_results.txt is BERT's, and
-the SavedModel serves raw text as the trained model scores Python's features.
-A pretraining output_dir's config (`bi_data`, memory) fine-tunes as the
-original's fine-tuning does, without them: any batch size, each row's output
-its own. A vocabulary of the other family is refused naming both files."""
+the SavedModel serves raw text as the trained model scores Python's features;
+the output_dir, with its config and vocabulary, is an `--init_checkpoint`, and
+every file is as readable as the umask allows. A pretraining output_dir's config
+(`bi_data`, memory) fine-tunes as the original's fine-tuning does, without them:
+any batch size, each row's output its own. A vocabulary of the other family is
+refused naming both files; messages name XLNet's file, field and flag."""
 
 import json
 import os
@@ -16,18 +18,20 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from checkpoints.companion_files import resolve_bert_config, resolve_model_files
-from checkpoints.loader import load_into
+from checkpoints.companion_files import resolve_bert_config, resolve_model_files, resolve_vocab_file
+from checkpoints.loader import CheckpointMismatchError, load_into
 from export.export_model import build_task_model
 from modeling.config import ConfigError
+from modeling.xlnet.pretrainer import XLNetPretrainer
 from tasks.export_meta import read_export_meta
-from tests.conftest import ROOT
+from tests.conftest import ROOT, modes_unlike_plain_writes
 from tests.runners.xlnet_release import CONFIG, PRETRAINING_CONFIG
 from tests.tiny_config import TINY_CONFIG
 
 SEQ_LENGTH = 32
 COLOURS = ("red", "old", "tall")
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
+UMASK = 0o027  # a model server of the group reads the run and the export
 
 
 def sentence(i):
@@ -47,7 +51,7 @@ def data_dir(tmp_path_factory):
 
 def run(script, *argv):
     return subprocess.run([sys.executable, os.path.join(ROOT, script), *argv], cwd=ROOT, env=ENV,
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600, umask=UMASK)
 
 
 def test_fine_tunes_exports_and_serves_raw_text(xlnet_pretrained, data_dir, tmp_path):
@@ -69,6 +73,9 @@ def test_fine_tunes_exports_and_serves_raw_text(xlnet_pretrained, data_dir, tmp_
     assert PRETRAINING_CONFIG.bi_data and PRETRAINING_CONFIG.for_fine_tuning() == CONFIG
     assert values["encoder_family"] == "xlnet" and values["encoder_config"] == CONFIG.to_dict()
     assert values["do_lower_case"] is False  # XLNet's default: cased, as the original's --uncased
+    assert resolve_model_files(init_checkpoint=str(output_dir)) == (
+        str(output_dir / "spiece.model"), CONFIG)
+    assert modes_unlike_plain_writes(UMASK, str(output_dir), str(export_dir)) == {}
 
     meta = read_export_meta(str(output_dir))
     model = build_task_model(meta)
@@ -118,3 +125,21 @@ def test_task_models_take_the_fine_tuning_config_of_a_pretraining_run(xlnet_pret
     pretraining and conversion read the file as written."""
     assert resolve_model_files(init_checkpoint=xlnet_pretrained)[1] == CONFIG
     assert resolve_bert_config(init_checkpoint=xlnet_pretrained) == PRETRAINING_CONFIG
+
+
+def test_messages_name_xlnet_s_file_field_and_flag(xlnet_release, tmp_path):
+    spiece_model = os.path.join(os.path.dirname(xlnet_release), "spiece.model")
+    with pytest.raises(ConfigError, match="or XLNet's xlnet_config.json.*no bert_config.json, "
+                                          "xlnet_config.json or config.json beside"):
+        resolve_bert_config(init_checkpoint=str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="pass --spiece_model_file \\(no spiece.model beside"):
+        resolve_vocab_file(init_checkpoint=str(tmp_path), family="xlnet")
+    small = str(tmp_path / "xlnet_config.json")
+    CONFIG.replace(n_token=100).to_json_file(small)
+    with pytest.raises(ConfigError) as error:
+        resolve_model_files(spiece_model, small)
+    assert f"{small} has n_token=100" in str(error.value) and "config with n_token=" in str(error.value)
+    assert "--spiece_model_file" in str(error.value) and "vocab_size" not in str(error.value)
+    with pytest.raises(CheckpointMismatchError,
+                       match="n_token differs: check --spiece_model_file and the config's n_token"):
+        load_into(XLNetPretrainer(CONFIG.replace(n_token=100)), xlnet_release)

@@ -255,3 +255,44 @@ def test_xlnet_refuses_lengths_that_cannot_train_before_any_work(xlnet_setup, tm
     assert done.stderr.strip().splitlines()[-1] == f"error: {error}"
     assert "Traceback" not in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt-7_temp"]
+
+
+def test_an_xlnet_run_converts_to_every_layout_bit_for_bit(xlnet_setup, tmp_path):
+    """convert_checkpoint.py takes an XLNet run's output_dir or its ckpt-N, as a BERT
+    run's. Every layout loads back into the pretrainer with the weights the trainer
+    restores (the Model Garden's holds the backbone only), and transformers reads
+    Hugging Face's with the same tensors."""
+    transformers = pytest.importorskip("transformers")
+    from checkpoints.loader import load_into
+    from checkpoints.xlnet_hf_names import hf_to_tf1
+    from checkpoints.xlnet_tf1_names import xlnet_tf1_name
+    from convert_checkpoint import convert
+    from modeling.xlnet import XLNetConfig
+    from modeling.xlnet.pretrainer import XLNetPretrainer
+    from tests.modeling.xlnet.hf_reference import hf_tensors
+    run_dir, out = tmp_path / "run", tmp_path / "converted"
+    run(xlnet_command(xlnet_setup, run_dir, "--do_train", "--num_train_steps=2"))
+    config = XLNetConfig.from_json_file(str(run_dir / "xlnet_config.json"))
+    trained = XLNetPretrainer(config)
+    tf.train.Checkpoint(model={v.path: v.value for v in trained.weights}).read(
+        str(run_dir / "ckpt-2")).assert_existing_objects_matched().expect_partial()
+    want = {v.path: v.numpy() for v in trained.weights}
+
+    run([sys.executable, os.path.join(ROOT, "convert_checkpoint.py"), f"--init_checkpoint={run_dir}",
+         "--output_format=tf1", f"--output_dir={out / 'tf1'}"])
+    for fmt in ("ours", "model_garden", "hf"):
+        convert(str(run_dir / "ckpt-2"), str(out / fmt), fmt)
+    for fmt, path in (("tf1", out / "tf1" / "xlnet_model.ckpt"), ("ours", out / "ours"),
+                      ("model_garden", out / "model_garden" / "ckpt"), ("hf", out / "hf")):
+        loaded = XLNetPretrainer(config)
+        report = load_into(loaded, str(path))
+        assert report.missing == (["lm_loss/bias"] if fmt == "model_garden" else []), fmt
+        for variable in loaded.weights:
+            if variable.path in report.loaded:
+                np.testing.assert_array_equal(variable.numpy(), want[variable.path], err_msg=f"{fmt}: {variable.path}")
+
+    theirs = hf_to_tf1(hf_tensors(transformers.XLNetLMHeadModel.from_pretrained(str(out / "hf"))), config.untie_r)
+    ours = {xlnet_tf1_name(path)[0]: value for path, value in want.items()}
+    assert sorted(theirs) == sorted(ours)
+    for name, value in ours.items():
+        np.testing.assert_array_equal(theirs[name], value, err_msg=name)

@@ -60,6 +60,8 @@ def test_pretraining_records_with_ids_past_vocab_size_are_refused(tmp_path, unca
     with pytest.raises(RecordLayoutError, match=f"{records}: token id .* but bert_config.json has "
                                                 "vocab_size=1000"):
         check_record_ids(records, 1000, "bert_config.json")
+    with pytest.raises(RecordLayoutError, match="but xlnet_config.json has n_token=1000"):
+        check_record_ids(records, 1000, "xlnet_config.json", vocab_size_field="n_token")
 
 
 @pytest.mark.slow
