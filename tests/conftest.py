@@ -3,8 +3,8 @@
 import contextlib
 import json
 import os
-import subprocess
 import stat
+import subprocess
 import sys
 import tempfile
 
