@@ -26,18 +26,18 @@ import shutil
 
 from absl import app, flags, logging
 
-from checkpoints import keras_hub_preset
+from families.bert.checkpoints import keras_hub_preset
 from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
 from checkpoints.export_formats import to_hf, to_tf1
 from checkpoints.huggingface import write_hf_dir
 from checkpoints.loader import load_into
 from checkpoints.ours import save_weights
 from checkpoints.tf_checkpoint import write_name_based
-from checkpoints.xlnet_convert import read_parts, write_parts
+from families.xlnet.checkpoints.convert import read_parts, write_parts
 from data.text.vocab import Vocab
-from modeling import BertEncoder
-from modeling.pretrainer import BertPretrainer
-from modeling.xlnet import XLNetConfig
+from families.bert.encoder import BertEncoder
+from families.bert.pretrainer import BertPretrainer
+from families.xlnet.config import XLNetConfig
 from tasks.flag_groups import define_model_flags, define_text_flags, vocab_file_from_flags
 
 FLAGS = flags.FLAGS

@@ -20,7 +20,7 @@ import sys
 
 from absl import app, flags, logging
 
-from data.pretraining.config import OBJECTIVES, MaskingOptions, PretrainingDataConfig
+from families.bert.pretraining.config import OBJECTIVES, MaskingOptions, PretrainingDataConfig
 from data.pretraining.corpus_reader import CorpusError
 from data.pretraining.writer import output_paths, shard_lines, summary_lines, write_pretraining_data
 from data.text.vocab import VocabError

@@ -23,8 +23,8 @@ from absl import app, flags, logging
 
 from data.pretraining.corpus_reader import CorpusError
 from data.pretraining.writer import output_paths, shard_lines, write_pretraining_data
-from data.pretraining.xlnet_chunks import XLNetChunkProcessor, summary_lines
-from data.pretraining.xlnet_config import XLNetDataConfig
+from families.xlnet.pretraining.chunks import XLNetChunkProcessor, summary_lines
+from families.xlnet.pretraining.config import XLNetDataConfig
 from utils.output_dir_lock import OutputDirError
 
 FLAGS = flags.FLAGS

@@ -7,7 +7,7 @@ original's) into rows that hold several instances each, for
         --max_predictions_per_seq=80 --max_sequences_per_pack=3
 
 Instances are packed within windows of `--window` records read in file order
-(`data.pretraining.sequence_packing`); each window's rows are shuffled, so a row's length
+(`families.bert.pretraining.sequence_packing`); each window's rows are shuffled, so a row's length
 does not follow from its place in the file. The output is written atomically
 under the data writers' lock, with the records' metadata beside it, and the log
 gives the padding share before and after.
@@ -25,7 +25,7 @@ from data.pretraining.dataset import check_first_record, feature_spec, files_wit
 from data.pretraining.ragged_bytes import RaggedBytes
 from data.pretraining.records_metadata import (RecordLayoutError, check_settings, read_metadata, remove_metadata,
                                                write_metadata)
-from data.pretraining.sequence_packing import pack_lengths, pack_rows
+from families.bert.pretraining.sequence_packing import pack_lengths, pack_rows
 from data.pretraining.tfrecord_writer import frame_records
 from data.pretraining.writer import locked_outputs
 from utils.files import atomic_output

@@ -28,21 +28,21 @@ from absl import app, flags, logging
 
 from checkpoints.companion_files import check_vocab_fits, config_source, resolve_bert_config
 from data.pretraining import features as F
-from data.pretraining.config import MaskingOptions
+from families.bert.pretraining.config import MaskingOptions
 from data.pretraining.corpus_reader import expand_input_files
 from data.pretraining.dataset import check_record_ids
 from data.pretraining.records_metadata import RecordLayoutError, check_settings, check_vocab_size
-from data.pretraining.tf_masking import DynamicMasker
-from data.pretraining.xlnet_features import INPUT as XLNET_INPUT
+from families.bert.pretraining.tf_masking import DynamicMasker
+from families.xlnet.pretraining.features import INPUT as XLNET_INPUT
 from data.text.vocab import Vocab
-from modeling.pretrainer import OBJECTIVES
-from modeling.xlnet.config import XLNetConfig
+from families.bert.pretrainer import OBJECTIVES
+from families.xlnet.config import XLNetConfig
 from tasks import run_options
 from tasks.flag_groups import define_model_flags, define_text_flags, define_training_flags
 from tasks.optimization import OptimizerConfig
-from tasks.pretraining import PretrainingTask
+from families.bert.pretraining.task import PretrainingTask
 from tasks.trainer import Trainer, write_results
-from tasks.xlnet_pretraining import XLNetPretrainingTask, check_lengths
+from families.xlnet.pretraining.task import XLNetPretrainingTask, check_lengths
 
 FLAGS = flags.FLAGS
 run_options.define_flags()

@@ -55,7 +55,7 @@ def _ours(config, inputs, mode):
         keras.mixed_precision.set_dtype_policy("bfloat16")
     if mode == "bf16_rewrite":
         tf.config.optimizer.set_experimental_options({"auto_mixed_precision_onednn_bfloat16": True})
-    from modeling import BertEncoder
+    from families.bert.encoder import BertEncoder
     encoder = BertEncoder(config)
     forward = tf.function(lambda x: encoder(x, training=False)["sequence_output"],
                           jit_compile=mode == "fp32_xla")
@@ -99,7 +99,7 @@ def _model_garden(config, inputs):
 def worker(args):
     if args.worker.endswith("no_onednn"):
         os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"  # TensorFlow's own kernels instead of oneDNN's
-    from modeling import BertConfig
+    from families.bert.config import BertConfig
     config = BertConfig.from_preset(args.preset)
     inputs = _inputs(config, args.batch, args.seq)
     name = args.worker
@@ -124,7 +124,7 @@ def main():
     args = parser.parse_args()
     if args.worker:
         return worker(args)
-    from modeling import BertConfig
+    from families.bert.config import BertConfig
     config = BertConfig.from_preset(args.preset)
     contenders = start_cpu_run(parser, args, CONTENDERS, DEFAULT)
     results = run_contenders(__file__, contenders, args.repeats, [

@@ -49,7 +49,7 @@ def worker(args):
     if args.worker.endswith("no_onednn"):
         os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"  # TensorFlow's own kernels instead of oneDNN's
     from benchmarks.train_step import synthetic_batch
-    from modeling.config import BertConfig
+    from families.bert.config import BertConfig
     config = BertConfig.from_preset(args.preset)
     features, labels = synthetic_batch(config, args.batch, args.seq, args.predictions)
     run = _runner(args.worker, config, features, labels)

@@ -77,7 +77,7 @@ def _hf(args, config, reader, examples):
 
 def worker(args):
     from data.classification.glue_readers import GlueReader
-    from modeling.config import BertConfig
+    from families.bert.config import BertConfig
     config = BertConfig.from_preset(args.preset)
     reader = GlueReader(args.task, args.data_dir)
     split = reader.eval_splits[0]

@@ -71,8 +71,8 @@ def _keras_train(model, features, loss_of_outputs):
 def _ours(config, args, fused_dropout=True):
     import keras
     from modeling.attention import SelfAttention
-    from modeling.encoder import BertEncoder
-    from modeling.pretrainer import BertPretrainer
+    from families.bert.encoder import BertEncoder
+    from families.bert.pretrainer import BertPretrainer
     from tasks.pretraining_losses import pretraining_loss
     features, labels = _numpy_batch(config, args)
     if args.work == "infer":
@@ -154,7 +154,7 @@ def _attention_dropout(name, args):
     if not name.startswith("ours_jax") or args.work != "train":
         return ""
     from modeling.attention import SelfAttention
-    from modeling.config import BertConfig
+    from families.bert.config import BertConfig
     config = BertConfig.from_preset(args.preset)
     layer = SelfAttention(config.num_attention_heads,
                           config.hidden_size // config.num_attention_heads)
@@ -162,7 +162,7 @@ def _attention_dropout(name, args):
 
 
 def worker(args):
-    from modeling.config import BertConfig
+    from families.bert.config import BertConfig
     config = BertConfig.from_preset(args.preset)
     name = args.worker
     if name.startswith("ours_jax"):
@@ -196,7 +196,7 @@ def main():
     args = parser.parse_args()
     if args.worker:
         return worker(args)
-    from modeling.config import BertConfig
+    from families.bert.config import BertConfig
     config = BertConfig.from_preset(args.preset)
     passthrough = [f"--{k}={getattr(args, k)}" for k in
                    ("work", "preset", "batch", "seq", "predictions", "steps", "warmup_steps")]

@@ -31,7 +31,7 @@ from bert import create_pretraining_data as original  # noqa: E402  (defines the
 from bert import tokenization  # noqa: E402
 
 from data.pretraining import features as F  # noqa: E402
-from data.pretraining.config import MaskingOptions, PretrainingDataConfig  # noqa: E402
+from families.bert.pretraining.config import MaskingOptions, PretrainingDataConfig  # noqa: E402
 from data.pretraining.corpus_reader import expand_input_files  # noqa: E402
 from data.pretraining.record_statistics import read_examples, statistics  # noqa: E402
 from data.pretraining.writer import summary_lines, write_pretraining_data  # noqa: E402

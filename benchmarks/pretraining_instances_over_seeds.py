@@ -25,7 +25,7 @@ from bert import create_pretraining_data as original  # noqa: E402  (defines --m
 from bert import tokenization  # noqa: E402
 
 from benchmarks.wikitext_documents import articles  # noqa: E402
-from data.pretraining.instances import InstanceBuilder  # noqa: E402
+from families.bert.pretraining.instances import InstanceBuilder  # noqa: E402
 from data.text.vocab import Vocab  # noqa: E402
 
 SHARED = os.path.join(os.path.dirname(ROOT), "shared", "data")

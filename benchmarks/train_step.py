@@ -33,9 +33,9 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks.common import add_precision_flag, peak_rss_mb  # noqa: E402
-from modeling.config import PRESETS, BertConfig  # noqa: E402
-from modeling.encoder import BertEncoder  # noqa: E402
-from modeling.pretrainer import BertPretrainer  # noqa: E402
+from families.bert.config import PRESETS, BertConfig  # noqa: E402
+from families.bert.encoder import BertEncoder  # noqa: E402
+from families.bert.pretrainer import BertPretrainer  # noqa: E402
 from tasks.optimization import OptimizerConfig  # noqa: E402
 from tasks.precision import PRECISIONS, resolve  # noqa: E402
 from tasks.pretraining_losses import pretraining_loss  # noqa: E402

@@ -10,12 +10,13 @@ is an `XLNetConfig`, any other a `BertConfig`.
 
 import os
 
-from checkpoints import keras_hub_preset, xlnet_huggingface
+from families.bert.checkpoints import keras_hub_preset
+from families.xlnet.checkpoints import huggingface as xlnet_huggingface
 from checkpoints.huggingface import read_hf_config
 from data.text.families import text_side_for, vocab_file_name
-from modeling.config import BertConfig, ConfigError
+from families.bert.config import BertConfig, ConfigError
 from modeling.encoder_interface import FAMILIES, family_of
-from modeling.xlnet import XLNET_PRESETS, XLNetConfig
+from families.xlnet.config import XLNET_PRESETS, XLNetConfig
 from utils.files import read_json_object
 
 CONFIG_FILES = ("bert_config.json", "xlnet_config.json", "config.json")

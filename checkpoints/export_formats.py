@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from checkpoints.hf_names import hf_name
-from checkpoints.tf1_names import tf1_name
+from families.bert.checkpoints.hf_names import hf_name
+from families.bert.checkpoints.tf1_names import tf1_name
 
 
 def to_tf1(model, only=None, name_of=tf1_name):

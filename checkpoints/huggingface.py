@@ -5,8 +5,8 @@ import os
 
 import numpy as np
 
-from checkpoints.hf_names import normalize_hf_names
-from modeling.config import BertConfig
+from families.bert.checkpoints.hf_names import normalize_hf_names
+from families.bert.config import BertConfig
 from utils.files import atomic_output, atomic_write_text
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")

@@ -10,14 +10,16 @@ import os
 
 import numpy as np
 
-from checkpoints import keras_hub_preset, model_garden, ours, tf_checkpoint, xlnet_huggingface
-from checkpoints.hf_names import hf_name
+from families.bert.checkpoints import keras_hub_preset, model_garden
+from checkpoints import ours, tf_checkpoint
+from families.xlnet.checkpoints import huggingface as xlnet_huggingface
+from families.bert.checkpoints.hf_names import hf_name
 from checkpoints.huggingface import is_hf_dir, read_hf_tensors, read_weight_file
-from checkpoints.tf1_names import tf1_name
-from checkpoints.xlnet_hf_names import hf_to_tf1
-from checkpoints.xlnet_model_garden_names import model_garden_to_tf1, network_root
-from checkpoints.xlnet_tf1_names import is_xlnet_tf1, with_our_logit_scope, xlnet_tf1_name
-from modeling.xlnet import XLNetConfig
+from families.bert.checkpoints.tf1_names import tf1_name
+from families.xlnet.checkpoints.hf_names import hf_to_tf1
+from families.xlnet.checkpoints.model_garden_names import model_garden_to_tf1, network_root
+from families.xlnet.checkpoints.tf1_names import is_xlnet_tf1, with_our_logit_scope, xlnet_tf1_name
+from families.xlnet.config import XLNetConfig
 
 FORMATS = ("ours", "trainer", "tf1", "hf", "model_garden", "keras_hub", "xlnet_tf1", "xlnet_hf",
            "xlnet_model_garden")

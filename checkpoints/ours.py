@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from modeling.xlnet import XLNetConfig
+from families.xlnet.config import XLNetConfig
 from utils.files import atomic_output
 
 WEIGHTS_FILE = "weights.safetensors"

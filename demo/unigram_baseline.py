@@ -13,8 +13,8 @@ smoothed); it is scored on exactly the targets that `run_pretraining.py
 import numpy as np
 from absl import app, flags
 
-from modeling.xlnet.config import XLNetConfig
-from tasks.xlnet_pretraining import XLNetPretrainingTask
+from families.xlnet.config import XLNetConfig
+from families.xlnet.pretraining.task import XLNetPretrainingTask
 from utils.files import atomic_write_text
 
 FLAGS = flags.FLAGS

@@ -43,9 +43,10 @@ from absl import logging
 
 from checkpoints.pretrained import load_pretrained
 from export.saved_model_io import save_atomically
-from modeling import BertConfig, BertEncoder
+from families.bert.config import BertConfig
+from families.bert.encoder import BertEncoder
 from modeling.encoder_interface import ENCODER_INPUTS, build_encoder
-from modeling.pretrainer import BertPretrainer
+from families.bert.pretrainer import BertPretrainer
 
 
 def _specs(names):

@@ -9,7 +9,7 @@ apart, the model scores every window, and the family's head is read as
 start/end logits by `tasks/question_answering_answers.py`'s rules (n-best
 search with max-context windows, the original `get_final_text`, and for v2.0
 the null answer and its threshold), XLNet's start x end beam by
-`tasks/question_answering_beam.py`'s (the same span rules and
+`families/xlnet/question_answering/beam.py`'s (the same span rules and
 `get_final_text`; the null odds are the smallest answer-class logit of the
 question's windows, answered "" past the threshold as scoring does).
 

@@ -14,17 +14,17 @@ checkpoint need not hold them (XLNet's sequence summary).
 
 A family has a name (`FAMILIES`), which also picks its text side
 (`data.text.families`: tokenizer, special tokens, segment packing) and is
-what `export_meta.json` records. `modeling.encoder.BertEncoder` is the first
-family that implements this, `modeling.xlnet.encoder.XLNetEncoder` the
+what `export_meta.json` records. `families.bert.encoder.BertEncoder` is the first
+family that implements this, `families.xlnet.encoder.XLNetEncoder` the
 second; `check_encoder` says what a new one still lacks.
 Tasks and exports make an encoder with `build_encoder(config)`, which picks
 the family by the config's type (`ENCODERS`), so none of them names a family.
 """
 
-from modeling.config import BertConfig
-from modeling.encoder import BertEncoder
-from modeling.xlnet.config import XLNetConfig
-from modeling.xlnet.encoder import XLNetEncoder
+from families.bert.config import BertConfig
+from families.bert.encoder import BertEncoder
+from families.xlnet.config import XLNetConfig
+from families.xlnet.encoder import XLNetEncoder
 
 ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 ENCODER_OUTPUTS = ("sequence_output", "pooled_output", "encoder_outputs")

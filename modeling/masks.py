@@ -2,7 +2,7 @@
 and causality for the left-to-right ablation.
 
 `input_mask` is 1 for real tokens and 0 for padding, or, for a row that packs
-several sequences (`data.pretraining.sequence_packing`), 1, 2, 3, ... numbering each
+several sequences (`families.bert.pretraining.sequence_packing`), 1, 2, 3, ... numbering each
 token's sequence. A token then attends only within its own sequence and its
 positions restart at 0 with every sequence, so each packed sequence is
 encoded exactly as it would be alone. For 0/1 masks both rules reduce to the

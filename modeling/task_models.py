@@ -8,7 +8,7 @@ from keras import ops
 from modeling.encoder_interface import ENCODER_INPUTS, check_encoder
 from modeling.heads import (ClassificationHead, MultipleChoiceHead, SpanHead,
                             TokenClassificationHead)
-from modeling.xlnet.squad_head import XLNetSquadHead
+from families.xlnet.squad_head import XLNetSquadHead
 
 
 def encoder_inputs(encoder, shape=(None,)):

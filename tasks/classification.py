@@ -9,7 +9,7 @@ import numpy as np
 import tensorflow as tf
 
 from data.classification.features import cached_tfrecord, parse_batch, sort_by_length
-from modeling.config import BertConfig
+from families.bert.config import BertConfig
 from modeling.encoder_interface import build_encoder
 from modeling.task_models import BertClassifier
 from tasks.base import FineTuningTask, text_side

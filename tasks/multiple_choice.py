@@ -17,7 +17,7 @@ from absl import logging
 
 from data.multiple_choice.features import NO_LABEL, encode_examples
 from data.multiple_choice.swag_reader import read_multiple_choice_file
-from modeling.config import BertConfig
+from families.bert.config import BertConfig
 from modeling.encoder_interface import build_encoder
 from modeling.task_models import BertMultipleChoice
 from tasks.array_dataset import array_dataset

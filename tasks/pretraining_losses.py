@@ -36,7 +36,7 @@ def _weighted_mean(values, weights):
 def pretraining_loss(outputs, labels):
     """Per-example loss [batch]: masked-LM mean over positions (+ NSP when present).
 
-    A packed row (`data.pretraining.sequence_packing`) is one example: its masked-LM weights
+    A packed row (`families.bert.pretraining.sequence_packing`) is one example: its masked-LM weights
     are 1 / (its sequence's masked count) and `next_sentence_weights` mark its
     sequences, so its loss is the mean over its sequences of theirs. Rows weigh
     the same, so a sequence sharing its row with k-1 others weighs 1/k: short

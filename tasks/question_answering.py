@@ -3,7 +3,7 @@ the head (`tasks.question_answering_heads`): BERT's as in the paper (start and
 end vectors score every token, answers read back from the logits by
 `tasks.question_answering_answers`), XLNet's as its original `run_squad.py`
 (the end conditioned on the start, an answer class for "no answer", answers
-read from a start x end beam by `tasks.question_answering_beam`).
+read from a start x end beam by `families.xlnet.question_answering.beam`).
 
 Evaluation scores the predictions of the "predict" split with the official
 EM/F1 (`eval_results.json`); prediction writes `predictions.json`,
@@ -23,7 +23,7 @@ from absl import logging
 
 from data.question_answering.features import check_lengths, convert_examples_to_features
 from data.question_answering.squad_reader import read_squad_file
-from modeling.config import BertConfig
+from families.bert.config import BertConfig
 from modeling.encoder_interface import ENCODER_INPUTS, family_of
 from tasks.array_dataset import array_dataset
 from tasks.base import FineTuningTask, text_side

@@ -13,7 +13,7 @@ from data.text.graph_segments import flatten_words
 from data.text.graph_tokenizer import GraphTokenizer
 from data.text.vocab import SPECIAL_TOKENS, Vocab
 from tasks import question_answering_graph_answers as answers
-from tasks import question_answering_graph_beam as beam
+from families.xlnet.question_answering import graph_beam as beam
 
 
 class StartEndReader:

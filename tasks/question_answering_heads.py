@@ -12,7 +12,7 @@ from keras import ops
 from modeling.encoder_interface import build_encoder
 from modeling.task_models import BertSpanLabeler, XLNetSpanLabeler
 from tasks.question_answering_answers import postprocess
-from tasks.question_answering_beam import postprocess_beam
+from families.xlnet.question_answering.beam import postprocess_beam
 
 OFFICIAL_NA_PROB_THRESH = 1.0  # the official v2.0 script's default
 

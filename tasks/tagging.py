@@ -21,7 +21,7 @@ from absl import logging
 
 from data.tagging.conll_reader import check_labels, labels_from_sentences, read_tagged_file
 from data.tagging.features import build_tagging_features
-from modeling.config import BertConfig
+from families.bert.config import BertConfig
 from modeling.encoder_interface import build_encoder
 from modeling.feature_based_tagger import LAYER_COMBINATIONS, FeatureBasedTagger
 from modeling.task_models import BertTokenClassifier

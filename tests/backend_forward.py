@@ -13,7 +13,8 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 from checkpoints.loader import load_into  # noqa: E402
-from modeling import BertConfig, BertEncoder  # noqa: E402
+from families.bert.config import BertConfig
+from families.bert.encoder import BertEncoder  # noqa: E402
 
 
 def main(weights_dir, inputs_file, output_file):

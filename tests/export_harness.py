@@ -18,7 +18,7 @@ from export.export_hub import export_hub
 from export.export_model import export_for_runner, export_model
 from export.hub_encoder import build_pretrainer
 from export.warmup import read_warmup_requests
-from modeling import BertConfig
+from families.bert.config import BertConfig
 from tasks.export_meta import read_export_meta, write_export_meta
 from tests.conftest import FIXTURES, ROOT
 

@@ -1,6 +1,6 @@
 """Names, widths and kinds of the pretraining TFRecord features, in the
 google-research layout, so files made here train there and the reverse;
-packed rows (`data.pretraining.sequence_packing`) add two features of their own."""
+packed rows (`families.bert.pretraining.sequence_packing`) add two features of their own."""
 
 INPUT_IDS = "input_ids"
 INPUT_MASK = "input_mask"
@@ -19,7 +19,7 @@ FLOAT = "float"
 def feature_layout(max_seq_length, label_width, next_sentence_labels=True,
                    max_sequences_per_pack=0):
     """Ordered {name: (width, kind)} of one serialized example; with
-    `max_sequences_per_pack`, of a packed row (`data.pretraining.sequence_packing`), whose
+    `max_sequences_per_pack`, of a packed row (`families.bert.pretraining.sequence_packing`), whose
     `next_sentence_labels` are that many wide and `masked_lm_weights` fractional."""
     layout = {
         INPUT_IDS: (max_seq_length, INT),

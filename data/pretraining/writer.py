@@ -18,7 +18,7 @@ import time
 from absl import logging
 
 from data.pretraining import corpus_reader
-from data.pretraining.chunks import ChunkProcessor
+from families.bert.pretraining.chunks import ChunkProcessor
 from data.pretraining.records_metadata import output_name, remove_metadata, write_metadata
 from data.pretraining.tfrecord_writer import ShardedRecordWriter
 from utils.output_dir_lock import output_file_lock

@@ -33,7 +33,7 @@ import dataclasses
 import numpy as np
 
 from data.text.families import as_text_side
-from data.text.xlnet_tokenizer import SPIECE_UNDERLINE
+from families.xlnet.tokenizer import SPIECE_UNDERLINE
 
 FIRST_UNIQUE_ID = 1000000000
 

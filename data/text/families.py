@@ -3,8 +3,8 @@
 
 from data.text.text_side import TextSide
 from data.text.tokenization import FullTokenizer
-from data.text.wordpiece_text import WordPieceText
-from data.text.xlnet_text import XLNetText
+from families.bert.text_side import WordPieceText
+from families.xlnet.text_side import XLNetText
 
 TEXT_SIDES = {text.family: text for text in (WordPieceText, XLNetText)}
 

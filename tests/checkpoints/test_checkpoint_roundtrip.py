@@ -13,8 +13,9 @@ from checkpoints.huggingface import write_hf_dir
 from checkpoints.loader import CheckpointMismatchError, load_into
 from checkpoints.ours import save_weights
 from checkpoints.tf_checkpoint import write_name_based
-from modeling import BertConfig, BertEncoder
-from modeling.pretrainer import BertPretrainer
+from families.bert.config import BertConfig
+from families.bert.encoder import BertEncoder
+from families.bert.pretrainer import BertPretrainer
 from tests.conftest import ROOT
 
 CONFIG = BertConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,

@@ -13,7 +13,7 @@ import keras
 import numpy as np
 import pytest
 
-from checkpoints import keras_hub_preset
+from families.bert.checkpoints import keras_hub_preset
 from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
 from checkpoints.loader import CheckpointMismatchError, detect_format, load_into
 from checkpoints.ours import read_weights, save_weights
@@ -22,7 +22,7 @@ from data.text.segments import encode_texts
 from data.text.tokenization import FullTokenizer
 from data.text.vocab import Vocab
 from export.hub_encoder import build_pretrainer
-from modeling import BertEncoder
+from families.bert.encoder import BertEncoder
 from tests.conftest import ROOT
 from tests.export_harness import TINY_CONFIG, sentences
 from tests.references import minilm_dir

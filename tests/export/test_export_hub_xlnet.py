@@ -18,11 +18,11 @@ import pytest
 from checkpoints.loader import load_into
 from checkpoints.ours import save_weights
 from data.text.families import text_side_for
-from modeling.xlnet.encoder import XLNetEncoder
+from families.xlnet.encoder import XLNetEncoder
 from tests.conftest import ROOT
 from tests.export_harness import FIT_REPORT, HOSTILE_TEXTS, run_fresh
 from tests.runners.xlnet_release import CONFIG, write_xlnet_release
-from tests.spiece_model import LINES
+from tests.families.xlnet.spiece_model import LINES
 
 PAIR_SEQ_LENGTH = 24
 EXPLICIT_SEQ_LENGTH = 32

@@ -19,12 +19,12 @@ from data.tagging.features import build_tagging_features
 from tasks.export_meta import ExportMeta, read_export_meta, write_export_meta
 from export.export_model import build_task_model, export_model
 from modeling.task_models import BertTokenClassifier
-from modeling.xlnet import XLNetConfig
-from modeling.xlnet.encoder import XLNetEncoder
+from families.xlnet.config import XLNetConfig
+from families.xlnet.encoder import XLNetEncoder
 from tasks.tagging_predictions import values_per_word
 from tests.export_harness import (HOSTILE_TEXTS, TINY_CONFIG, check_warmup_requests, run_fresh,
                                   sentences)
-from tests.spiece_model import learn_spiece_model
+from tests.families.xlnet.spiece_model import learn_spiece_model
 
 LABELS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC")
 SEQ_LENGTH, DOC_STRIDE = 16, 4  # several windows per sentence

@@ -1,7 +1,7 @@
 """The SQuAD SavedModels (v1.1 and v2.0) of an XLNet-tiny span labeler in a fresh
 tensorflow + tensorflow_text process: the served answers, null decisions and
 scores are the ones the Python pipeline (`features` -> model ->
-`tasks/question_answering_beam.py`) predicts for the same model and inputs,
+`families/xlnet/question_answering/beam.py`) predicts for the same model and inputs,
 on contexts longer than one window, questions without an answer and hostile
 text. Answers are cut inside words where `get_final_text` finds the pieces'
 text there, as in Python ("lorem ips" of "lorem ipsum")."""
@@ -18,15 +18,15 @@ from data.question_answering.features import convert_examples_to_features
 from data.question_answering.squad_reader import SquadExample, read_squad_file, split_words
 from export.export_model import build_task_model
 from modeling.task_models import XLNetSpanLabeler
-from modeling.xlnet import XLNetConfig
-from modeling.xlnet.encoder import XLNetEncoder
+from families.xlnet.config import XLNetConfig
+from families.xlnet.encoder import XLNetEncoder
 from tasks.export_meta import ExportMeta
 from tasks.question_answering import QuestionAnsweringConfig
 from tasks.question_answering_heads import BeamHead
 from tests.export_harness import (HOSTILE_TEXTS, check_squad_listing, check_squad_warmup,
                                   export_squad_version, run_fresh)
-from tests.spiece_model import learn_spiece_model
-from tests.xlnet_squad import write_squad_v2
+from tests.families.xlnet.spiece_model import learn_spiece_model
+from tests.families.xlnet.squad import write_squad_v2
 
 SEQ_LENGTH, DOC_STRIDE, QUERY_LENGTH = 48, 16, 12  # several windows per context
 START_N_TOP, END_N_TOP = 3, 4

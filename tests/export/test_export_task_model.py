@@ -14,7 +14,7 @@ from checkpoints.ours import save_weights
 from data.text.segments import encode_texts
 from data.text.tokenization import FullTokenizer
 from export.export_model import SERVING, ExportError, build_task_model, export_model
-from modeling.encoder import dummy_inputs
+from families.bert.encoder import dummy_inputs
 from modeling.encoder_interface import build_encoder
 from modeling.task_models import (BertClassifier, BertMultipleChoice, BertSpanLabeler,
                                   BertTokenClassifier)

@@ -14,7 +14,7 @@ import tensorflow as tf
 from data.text.families import text_side_for
 from export.serving_classification import save_classification
 from export.serving_multiple_choice import save_multiple_choice
-from tests.spiece_model import learn_spiece_model
+from tests.families.xlnet.spiece_model import learn_spiece_model
 
 SEQ_LENGTH = 16
 LABELS = ("no", "yes", "maybe")

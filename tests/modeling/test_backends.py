@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from checkpoints.ours import save_weights
-from modeling import BertConfig, BertEncoder
+from families.bert.config import BertConfig
+from families.bert.encoder import BertEncoder
 from tests.conftest import ROOT
 
 pytest.importorskip("jax")

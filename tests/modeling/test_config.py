@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from modeling.config import PRESETS, BertConfig, ConfigError
+from families.bert.config import PRESETS, BertConfig, ConfigError
 
 ORIGINAL_BASE_JSON = {
     "attention_probs_dropout_prob": 0.1, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,

@@ -9,7 +9,7 @@ from checkpoints.huggingface import read_hf_config
 from checkpoints.loader import load_into
 from data.text.segments import encode_texts
 from data.text.tokenization import FullTokenizer
-from modeling import BertEncoder
+from families.bert.encoder import BertEncoder
 from tests.conftest import FIXTURES
 from tests.references import minilm_dir
 

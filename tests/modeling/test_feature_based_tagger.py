@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling.config import BertConfig
-from modeling.encoder import BertEncoder
+from families.bert.config import BertConfig
+from families.bert.encoder import BertEncoder
 from modeling.feature_based_tagger import (LAYER_COMBINATIONS, FeatureBasedTagger,
                                            LayerCombination, encoder_layer_outputs)
 

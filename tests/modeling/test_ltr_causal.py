@@ -5,9 +5,9 @@ versions rebuild the same causal model."""
 import keras
 import numpy as np
 
-from modeling.encoder import BertEncoder
+from families.bert.encoder import BertEncoder
 from modeling.task_models import BertClassifier
-from tasks.pretraining import PretrainingTask
+from families.bert.pretraining.task import PretrainingTask
 from tests.causality import (CUT, SEQ, inputs, outputs_before_and_after_changing_the_tail,
                              sees_only_earlier_tokens)
 from tests.pretraining_records import TINY, write_records

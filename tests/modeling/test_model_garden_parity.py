@@ -9,11 +9,11 @@ import pytest
 from checkpoints.export_formats import to_tf1
 from checkpoints.huggingface import read_hf_config
 from checkpoints.loader import load_into
-from checkpoints.model_garden import model_garden_values
+from families.bert.checkpoints.model_garden import model_garden_values
 from checkpoints.tf_checkpoint import write_name_based
 from data.text.segments import encode_texts
 from data.text.tokenization import FullTokenizer
-from modeling import BertEncoder
+from families.bert.encoder import BertEncoder
 from tests.conftest import FIXTURES
 from tests.references import minilm_dir
 

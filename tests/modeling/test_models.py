@@ -5,9 +5,9 @@ JAX agree, mixed precision."""
 import numpy as np
 import pytest
 
-from modeling.encoder import BertEncoder
+from families.bert.encoder import BertEncoder
 from modeling.feature_based_tagger import FeatureBasedTagger
-from modeling.pretrainer import BertPretrainer
+from families.bert.pretrainer import BertPretrainer
 from modeling.task_models import BertClassifier, BertMultipleChoice, BertSpanLabeler, BertTokenClassifier
 from tests.modeling.model_test_case import (ModelCase, check_backends_agree, check_mixed_precision,
                                             check_serialization, jax_outputs)

@@ -14,14 +14,14 @@ import pytest
 import tensorflow as tf
 
 from checkpoints.companion_files import resolve_bert_config
-from checkpoints.keras_hub_preset import PresetError
+from families.bert.checkpoints.keras_hub_preset import PresetError
 from checkpoints.loader import load_into
 from convert_checkpoint import convert
 from data.text.segments import encode_texts
 from data.text.tokenization import FullTokenizer
 from export.export_hub import export_hub
 from export.export_model import build_task_model
-from modeling.encoder import BertEncoder
+from families.bert.encoder import BertEncoder
 from modeling.task_models import BertClassifier
 from tasks.export_meta import read_export_meta
 from tests.causality import sees_only_earlier_tokens

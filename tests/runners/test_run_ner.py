@@ -15,7 +15,7 @@ import tensorflow_text  # noqa: F401  (the SavedModel's SentencePiece op)
 from seqeval.metrics.sequence_labeling import get_entities
 
 from checkpoints.ours import save_weights
-from modeling.encoder import BertEncoder
+from families.bert.encoder import BertEncoder
 from tests.conftest import FIXTURES, ROOT
 from tests.runners.xlnet_release import CONFIG as XLNET_CONFIG
 from tests.tiny_config import TINY_CONFIG

@@ -123,10 +123,10 @@ def test_sigkill_then_restart_continues_as_if_uninterrupted(setup, tmp_path):
 def xlnet_setup(tmp_path_factory):
     """XLNet records (seq_len 32, reuse_len 16, bsz_per_host 4, bi_data) and an XLNet-tiny config."""
     from data.pretraining.writer import write_pretraining_data
-    from data.pretraining.xlnet_chunks import XLNetChunkProcessor
-    from data.pretraining.xlnet_config import XLNetDataConfig
-    from modeling.xlnet.config import XLNetConfig
-    from tests.xlnet_corpus import build_spiece, write_corpus
+    from families.xlnet.pretraining.chunks import XLNetChunkProcessor
+    from families.xlnet.pretraining.config import XLNetDataConfig
+    from families.xlnet.config import XLNetConfig
+    from tests.families.xlnet.corpus import build_spiece, write_corpus
     root = tmp_path_factory.mktemp("xlnet_pretraining")
     records, spiece = str(root / "xlnet.tfrecord"), build_spiece(root)
     write_pretraining_data(write_corpus(root / "corpus.txt", 40), [records], spiece,
@@ -213,11 +213,11 @@ def test_xlnet_vocabulary_is_checked_at_set_up_however_late_an_id_comes(xlnet_se
     from data.pretraining.record_statistics import read_examples
     from data.pretraining.records_metadata import read_metadata
     from data.pretraining.writer import write_pretraining_data
-    from data.pretraining.xlnet_chunks import XLNetChunkProcessor
-    from data.pretraining.xlnet_config import XLNetDataConfig
-    from data.text.xlnet_tokenizer import XLNetTokenizer
-    from modeling.xlnet.config import XLNetConfig
-    from tests.xlnet_corpus import write_corpus
+    from families.xlnet.pretraining.chunks import XLNetChunkProcessor
+    from families.xlnet.pretraining.config import XLNetDataConfig
+    from families.xlnet.tokenizer import XLNetTokenizer
+    from families.xlnet.config import XLNetConfig
+    from tests.families.xlnet.corpus import write_corpus
     plain = "The cow moos."
     corpus = tmp_path / "corpus.txt"
     with open(write_corpus(tmp_path / "full.txt", 60), encoding="utf-8") as f:
@@ -264,12 +264,12 @@ def test_an_xlnet_run_converts_to_every_layout_bit_for_bit(xlnet_setup, tmp_path
     Hugging Face's with the same tensors."""
     transformers = pytest.importorskip("transformers")
     from checkpoints.loader import load_into
-    from checkpoints.xlnet_hf_names import hf_to_tf1
-    from checkpoints.xlnet_tf1_names import xlnet_tf1_name
+    from families.xlnet.checkpoints.hf_names import hf_to_tf1
+    from families.xlnet.checkpoints.tf1_names import xlnet_tf1_name
     from convert_checkpoint import convert
-    from modeling.xlnet import XLNetConfig
-    from modeling.xlnet.pretrainer import XLNetPretrainer
-    from tests.modeling.xlnet.hf_reference import hf_tensors
+    from families.xlnet.config import XLNetConfig
+    from families.xlnet.pretrainer import XLNetPretrainer
+    from tests.families.xlnet.hf_reference import hf_tensors
     run_dir, out = tmp_path / "run", tmp_path / "converted"
     run(xlnet_command(xlnet_setup, run_dir, "--do_train", "--num_train_steps=2"))
     config = XLNetConfig.from_json_file(str(run_dir / "xlnet_config.json"))

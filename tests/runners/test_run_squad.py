@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from data.question_answering.squad_reader import read_squad_file
-from modeling.xlnet import XLNetConfig
+from families.xlnet.config import XLNetConfig
 from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer
 from tests.conftest import FIXTURES, ROOT, read_json, read_squad_predictions
-from tests.spiece_model import learn_spiece_model
+from tests.families.xlnet.spiece_model import learn_spiece_model
 from tests.tiny_config import TINY_CONFIG
-from tests.xlnet_squad import write_squad_v2
+from tests.families.xlnet.squad import write_squad_v2
 
 V2 = os.path.join(FIXTURES, "squad_v2_tiny.json")
 

@@ -17,7 +17,7 @@ from data.question_answering.squad_reader import read_squad_file
 from export.export_model import build_task_model
 from tasks.export_meta import read_export_meta
 from tests.conftest import ROOT, read_json, read_squad_predictions
-from tests.xlnet_squad import write_squad_v2
+from tests.families.xlnet.squad import write_squad_v2
 
 THRESHOLD = 100.0
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}

@@ -8,10 +8,10 @@ import os
 import shutil
 
 from checkpoints.tf_checkpoint import write_name_based
-from checkpoints.xlnet_parts import parts_to_tf1
-from modeling.xlnet import XLNetConfig
-from tests.checkpoints.xlnet_random import random_parts
-from tests.spiece_model import learn_spiece_model
+from families.xlnet.checkpoints.parts import parts_to_tf1
+from families.xlnet.config import XLNetConfig
+from tests.families.xlnet.checkpoints.random_weights import random_parts
+from tests.families.xlnet.spiece_model import learn_spiece_model
 
 # xlnet_tiny with room for the learned model's pieces (at most 120).
 CONFIG = XLNetConfig.from_preset("xlnet_tiny").replace(n_token=128)

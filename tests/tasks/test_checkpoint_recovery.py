@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tasks.optimization import OptimizerConfig
-from tasks.pretraining import PretrainingTask
+from families.bert.pretraining.task import PretrainingTask
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer
 from tests.pretraining_records import TINY, write_records

@@ -13,7 +13,7 @@ import pytest
 from checkpoints.loader import load_into
 from data.classification.glue_readers import GlueReader
 from tasks.fine_tuning import FineTuningSettings, fine_tune
-from tasks.pretraining import PretrainingTask
+from families.bert.pretraining.task import PretrainingTask
 from tasks.run_options import RunOptions
 from tasks.classification import ClassificationConfig, ClassificationTask
 from tasks.trainer import Trainer

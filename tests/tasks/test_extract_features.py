@@ -13,8 +13,8 @@ import pytest
 
 from checkpoints.ours import save_weights
 from data.text.segments import truncate_pair
-from data.text.wordpiece_text import WordPieceText
-from modeling.encoder import BertEncoder
+from families.bert.text_side import WordPieceText
+from families.bert.encoder import BertEncoder
 from tasks.feature_extraction import (InputLine, encode_lines, feature_records, layers_model,
                                       read_input_lines)
 from tests.conftest import ROOT

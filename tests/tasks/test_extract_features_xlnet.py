@@ -12,11 +12,11 @@ import pytest
 
 from checkpoints.loader import load_into
 from data.text.families import text_side_for
-from modeling.xlnet.encoder import XLNetEncoder
+from families.xlnet.encoder import XLNetEncoder
 from tasks.feature_extraction import InputLine, encode_lines, feature_records, layers_model
 from tests.conftest import ROOT
 from tests.runners.xlnet_release import CONFIG, write_xlnet_release
-from tests.spiece_model import LINES
+from tests.families.xlnet.spiece_model import LINES
 
 SEQ_LENGTH = 48
 LAYERS = [-1, 0]

@@ -10,16 +10,16 @@ import pytest
 from checkpoints.loader import CheckpointMismatchError
 from checkpoints.ours import save_weights
 from data.tagging.conll_reader import TaggedFileError
-from modeling.encoder import BertEncoder
+from families.bert.encoder import BertEncoder
 from tasks.tagging_metrics import entity_scores
 from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions
 from tasks.tagging import TaggingConfig, TaggingTask, find_split_file
 from tasks.tagging_predictions import values_per_word
 from tasks.trainer import Trainer
-from modeling.xlnet import XLNetConfig
+from families.xlnet.config import XLNetConfig
 from tests.conftest import FIXTURES
-from tests.spiece_model import learn_spiece_model
+from tests.families.xlnet.spiece_model import learn_spiece_model
 from tests.tiny_config import TINY_CONFIG
 
 DATA = os.path.join(FIXTURES, "conll_tiny")

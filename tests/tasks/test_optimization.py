@@ -4,8 +4,8 @@ import keras
 import numpy as np
 import pytest
 
-from modeling.encoder import BertEncoder
-from modeling.pretrainer import BertPretrainer
+from families.bert.encoder import BertEncoder
+from families.bert.pretrainer import BertPretrainer
 from tasks.optimization import AdamWeightDecay, Lamb, OptimizerConfig, WarmupLinearDecay
 from tests.pretraining_records import TINY
 

@@ -10,7 +10,7 @@ import tensorflow as tf
 
 from export.serving_question_answering import QuestionAnsweringOptions
 from tasks.question_answering_graph_answers import Candidates, choose_answers
-from tasks.question_answering_graph_beam import choose_beam_answers
+from families.xlnet.question_answering.graph_beam import choose_beam_answers
 
 ROWS, N_BEST = 3, 4
 Spans = collections.namedtuple("Spans", "keys starts ends")  # as the n-best search keeps them

@@ -13,7 +13,7 @@ import pytest
 
 from checkpoints.loader import CheckpointMismatchError
 from checkpoints.ours import save_weights
-from modeling.encoder import BertEncoder
+from families.bert.encoder import BertEncoder
 from modeling.encoder_interface import ENCODER_INPUTS, build_encoder, check_encoder
 from modeling.feature_based_tagger import FeatureBasedTagger
 from modeling.task_models import (BertClassifier, BertMultipleChoice, BertSpanLabeler,
@@ -21,7 +21,7 @@ from modeling.task_models import (BertClassifier, BertMultipleChoice, BertSpanLa
 from tasks.base import FineTuningTask, Task
 from tasks.classification import ClassificationTask
 from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
-from tasks.pretraining import PretrainingTask
+from families.bert.pretraining.task import PretrainingTask
 from tasks.question_answering import QuestionAnsweringTask
 from tasks.tagging import TaggingTask
 from tests.conftest import ROOT

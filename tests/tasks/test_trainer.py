@@ -11,13 +11,13 @@ import pytest
 import tensorflow as tf
 
 from checkpoints.loader import CheckpointMismatchError
-from data.pretraining.config import MaskingOptions
+from families.bert.pretraining.config import MaskingOptions
 from data.pretraining.corpus_reader import CorpusError
 from data.pretraining.dataset import RecordLayoutError
-from data.pretraining.tf_masking import DynamicMasker
+from families.bert.pretraining.tf_masking import DynamicMasker
 from data.text.vocab import Vocab
 from tasks.optimization import OptimizerConfig
-from tasks.pretraining import PretrainingTask
+from families.bert.pretraining.task import PretrainingTask
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer, write_results
 from tests.conftest import ROOT

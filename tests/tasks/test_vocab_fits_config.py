@@ -10,10 +10,10 @@ import sys
 import pytest
 
 from checkpoints.companion_files import resolve_model_files
-from data.pretraining.config import PretrainingDataConfig
+from families.bert.pretraining.config import PretrainingDataConfig
 from data.pretraining.dataset import RecordLayoutError, check_record_ids
 from data.pretraining.writer import write_pretraining_data
-from modeling.config import BertConfig, ConfigError
+from families.bert.config import BertConfig, ConfigError
 from tests.conftest import FIXTURES, ROOT
 
 TINY = dict(hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=37,

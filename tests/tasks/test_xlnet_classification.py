@@ -13,12 +13,12 @@ import tensorflow as tf
 
 from data.classification.glue_readers import GlueReader
 from export.export_model import export_model
-from modeling.xlnet import XLNetConfig
-from modeling.xlnet.encoder import XLNetEncoder
+from families.xlnet.config import XLNetConfig
+from families.xlnet.encoder import XLNetEncoder
 from tasks.classification import ClassificationConfig, ClassificationTask
 from tasks.export_meta import read_export_meta, write_export_meta
 from tests.conftest import FIXTURES
-from tests.spiece_model import learn_spiece_model
+from tests.families.xlnet.spiece_model import learn_spiece_model
 
 SEQ_LENGTH = 128  # the dev pairs pack to 102 and 98 pieces: some padding to trim
 # The learned model has at most 120 pieces.

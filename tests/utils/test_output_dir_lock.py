@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tasks.pretraining import PretrainingTask
+from families.bert.pretraining.task import PretrainingTask
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer
 from tests.conftest import FIXTURES, ROOT, process_holding_lock

@@ -13,10 +13,10 @@ import tensorflow as tf
 from tests.conftest import FIXTURES
 
 from data.pretraining import features as F
-from data.pretraining.config import MaskingOptions, PretrainingDataConfig
+from families.bert.pretraining.config import MaskingOptions, PretrainingDataConfig
 from data.pretraining.dataset import RecordLayoutError, pretraining_dataset
-from data.pretraining.text_dataset import text_pretraining_dataset
-from data.pretraining.tf_masking import DynamicMasker, mask_tokens, restore_original_ids
+from families.bert.pretraining.text_dataset import text_pretraining_dataset
+from families.bert.pretraining.tf_masking import DynamicMasker, mask_tokens, restore_original_ids
 from data.pretraining.writer import write_pretraining_data
 from data.text.tokenization import FullTokenizer
 from data.text.vocab import Vocab

@@ -9,9 +9,9 @@ import pytest
 
 from tests.conftest import FIXTURES
 
-from data.pretraining.config import MaskingOptions
-from data.pretraining.instances import InstanceBuilder, _removed_from_a, truncate_pair
-from data.pretraining.masking import Masker, num_to_predict, select_ngrams, word_spans
+from families.bert.pretraining.config import MaskingOptions
+from families.bert.pretraining.instances import InstanceBuilder, _removed_from_a, truncate_pair
+from families.bert.pretraining.masking import Masker, num_to_predict, select_ngrams, word_spans
 
 CLS, SEP, MASK = 1, 2, 3
 

@@ -25,10 +25,10 @@ import pytest
 from tests.conftest import FIXTURES
 from tests.references import original_full_tokenizer
 
-from data.pretraining.chunks import ChunkProcessor
-from data.pretraining.config import PretrainingDataConfig
+from families.bert.pretraining.chunks import ChunkProcessor
+from families.bert.pretraining.config import PretrainingDataConfig
 from data.pretraining.corpus_reader import ReadStats, read_documents
-from data.pretraining.instances import InstanceBuilder
+from families.bert.pretraining.instances import InstanceBuilder
 
 MAX_SEQ_LENGTH = 64
 SHORT_SEQ_PROB = 0.2

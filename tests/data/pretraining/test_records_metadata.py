@@ -9,18 +9,18 @@ import os
 import pytest
 import sentencepiece as spm
 
-from data.pretraining.config import MaskingOptions, PretrainingDataConfig
+from families.bert.pretraining.config import MaskingOptions, PretrainingDataConfig
 from data.pretraining.dataset import pretraining_dataset
 from data.pretraining.records_metadata import (RecordLayoutError, check_vocab_size, metadata_path,
                                                read_metadata)
 from data.pretraining.writer import output_paths, write_pretraining_data
-from data.pretraining.xlnet_chunks import XLNetChunkProcessor
-from data.pretraining.xlnet_config import XLNetDataConfig
-from data.pretraining.xlnet_dataset import xlnet_pretraining_dataset
+from families.xlnet.pretraining.chunks import XLNetChunkProcessor
+from families.xlnet.pretraining.config import XLNetDataConfig
+from families.xlnet.pretraining.dataset import xlnet_pretraining_dataset
 from pack_pretraining_data import pack_pretraining_files
 from tests.conftest import FIXTURES
 from tests.pretraining_records import write_records
-from tests.xlnet_corpus import build_spiece, write_corpus
+from tests.families.xlnet.corpus import build_spiece, write_corpus
 
 
 @pytest.fixture(scope="module")

@@ -12,14 +12,14 @@ import tensorflow as tf
 from benchmarks.packed_pretraining import synthetic_instances
 from data.pretraining import features as F
 from data.pretraining.dataset import RecordLayoutError, pretraining_dataset
-from data.pretraining.sequence_packing import pack_lengths, pack_rows
-from modeling.encoder import BertEncoder
+from families.bert.pretraining.sequence_packing import pack_lengths, pack_rows
+from families.bert.encoder import BertEncoder
 from modeling.masks import position_ids_from_input_mask
-from modeling.pretrainer import BertPretrainer
+from families.bert.pretrainer import BertPretrainer
 from pack_pretraining_data import pack_pretraining_files
 from tasks.optimization import OptimizerConfig
 from tasks.pretraining_losses import pretraining_loss
-from tasks.pretraining import PretrainingTask
+from families.bert.pretraining.task import PretrainingTask
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer
 from tests.conftest import ROOT

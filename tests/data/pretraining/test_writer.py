@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import FIXTURES, ROOT
 
 from data.pretraining import features as F
-from data.pretraining.config import MaskingOptions, PretrainingDataConfig
+from families.bert.pretraining.config import MaskingOptions, PretrainingDataConfig
 from data.pretraining.corpus_reader import CorpusError
 from data.pretraining.record_statistics import read_examples, statistics
 from data.pretraining.writer import output_paths, write_pretraining_data

@@ -8,12 +8,12 @@ import sys
 
 import pytest
 
-from data.pretraining.config import PretrainingDataConfig
+from families.bert.pretraining.config import PretrainingDataConfig
 from data.pretraining.writer import write_pretraining_data
 from pack_pretraining_data import pack_pretraining_files
 from tests.conftest import FIXTURES, ROOT, process_holding_lock
 from tests.pretraining_records import write_records
-from tests.xlnet_corpus import build_spiece, write_corpus
+from tests.families.xlnet.corpus import build_spiece, write_corpus
 from utils.output_dir_lock import OutputDirError
 
 HOLD = ("import sys; from utils.output_dir_lock import output_file_lock; "

@@ -14,7 +14,7 @@ from data.text.families import text_side_for
 from data.text.tokenization import FullTokenizer
 from tasks.tagging_predictions import values_per_word
 from tests.conftest import FIXTURES
-from tests.spiece_model import learn_spiece_model
+from tests.families.xlnet.spiece_model import learn_spiece_model
 
 
 @pytest.fixture(scope="module")

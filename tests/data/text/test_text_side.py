@@ -10,8 +10,8 @@ from data.text.families import TEXT_SIDES, as_text_side, text_side_for
 from data.text.segments import encode_texts, pack_ids
 from data.text.text_side import TextPacker
 from data.text.tokenization import FullTokenizer
-from data.text.xlnet_segments import pack_xlnet_ids
-from tests.spiece_model import learn_spiece_model
+from families.xlnet.segments import pack_xlnet_ids
+from tests.families.xlnet.spiece_model import learn_spiece_model
 
 TEXTS_A = ["The red house.", "", "On May 3, 1950 the old house counted 74 rooms and 2 doors, "
            "then on May 4 it counted more rooms than anyone.", "doors", "rooms " * 30, "the " * 31]
