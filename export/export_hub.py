@@ -23,7 +23,7 @@ import os
 from absl import app, flags, logging
 
 from checkpoints.companion_files import resolve_model_files
-from data.text.families import TEXT_SIDES, text_side_for
+from data.text.families import text_side_for, text_side_type
 from export.hub_encoder import build_hub_model, save_hub_encoder
 from export.hub_preprocessor import DEFAULT_SEQ_LENGTH, save_preprocessor
 from modeling.encoder_interface import family_of
@@ -40,7 +40,7 @@ def export_hub(export_dir, init_checkpoint, bert_config_file=None, vocab_file=No
     them; `do_lower_case=None` is the family's default. Returns the two paths."""
     vocab_file, config = resolve_model_files(vocab_file, bert_config_file, preset, init_checkpoint)
     if do_lower_case is None:
-        do_lower_case = TEXT_SIDES[family_of(config)].do_lower_case_default
+        do_lower_case = text_side_type(family_of(config)).do_lower_case_default
     return write_hub_pair(export_dir, config, vocab_file, do_lower_case, init_checkpoint,
                           seq_length)
 

@@ -43,10 +43,8 @@ from absl import logging
 
 from checkpoints.pretrained import load_pretrained
 from export.saved_model_io import save_atomically
-from families.bert.config import BertConfig
-from families.bert.encoder import BertEncoder
-from modeling.encoder_interface import ENCODER_INPUTS, build_encoder
-from families.bert.pretrainer import BertPretrainer
+from families import registry
+from modeling.encoder_interface import ENCODER_INPUTS
 
 
 def _specs(names):
@@ -100,9 +98,9 @@ def _encoder_outputs(encoded):
 
 
 class HubEncoder(_Callable):
-    """The encoder object `save_hub_encoder` writes, from an encoder or, for
-    BERT, a `BertPretrainer` (its masked-LM head serves `mlm`); callable in
-    process too.
+    """The encoder object `save_hub_encoder` writes, from an encoder or a model
+    holding one as `encoder` and a masked-LM head as `masked_lm` (BERT's
+    pretrainer: the head serves `mlm`); callable in process too.
 
     Example:
     >>> hub_encoder = HubEncoder(BertPretrainer(BertEncoder(config), objective="mlm"))
@@ -111,7 +109,7 @@ class HubEncoder(_Callable):
     """
 
     def __init__(self, model, vocab_file=None, do_lower_case=None):
-        pretrainer = model if isinstance(model, BertPretrainer) else None
+        pretrainer = model if hasattr(model, "masked_lm") else None
         encoder = model.encoder if pretrainer else model
         max_positions = encoder.config.max_position_embeddings
 
@@ -162,23 +160,14 @@ def _load(model, encoder, init_checkpoint):
     return report
 
 
-def build_pretrainer(config, init_checkpoint=None):
-    """A masked-LM `BertPretrainer` (float32; the left-to-right LM for a causal
-    config) with `init_checkpoint` loaded if given; returns (pretrainer, load
-    report or None)."""
-    objective = "ltr" if config.causal_attention else "mlm"
-    pretrainer = BertPretrainer(BertEncoder(config), objective=objective)
-    return pretrainer, _load(pretrainer, pretrainer.encoder, init_checkpoint)
-
-
 def build_hub_model(config, init_checkpoint=None):
     """What the encoder SavedModel is made of, float32, `init_checkpoint` loaded if
-    given: BERT's masked-LM `BertPretrainer`, another family's encoder alone;
-    returns (model, load report or None)."""
-    if isinstance(config, BertConfig):
-        return build_pretrainer(config, init_checkpoint)
-    encoder = build_encoder(config)
-    return encoder, _load(encoder, encoder, init_checkpoint)
+    given: the family's hub model (BERT's masked-LM pretrainer), else its encoder
+    alone; returns (model, load report or None)."""
+    family = registry.family_of(config)
+    model = family.hub_model(config) if family.hub_model else family.build_encoder(config)
+    encoder = getattr(model, "encoder", model)
+    return model, _load(model, encoder, init_checkpoint)
 
 
 def save_hub_encoder(export_dir, model, vocab_file=None, do_lower_case=None):

@@ -40,7 +40,8 @@ import json
 import os
 import shutil
 
-from data.text.families import TEXT_SIDES, text_side_for, vocab_file_name
+from data.text.families import text_side_for, vocab_file_name
+from families import registry
 from modeling.encoder_interface import config_from_dict, family_of
 from utils.files import atomic_write_text, read_json_object
 
@@ -160,9 +161,9 @@ def _encoder_fields(path, values):
     family = values.pop("encoder_family", LEGACY_FAMILY)
     bert_config = values.pop("bert_config", None)
     config = values.pop("encoder_config", None)
-    if family not in TEXT_SIDES:
+    if family not in registry.names():
         raise ExportMetaError(f"{path}: encoder_family {family!r} is not one of "
-                              f"{sorted(TEXT_SIDES)}")
+                              f"{sorted(registry.names())}")
     if config is None:
         if bert_config is None or family != LEGACY_FAMILY:
             raise ExportMetaError(f"{path}: encoder_config is missing")

@@ -20,7 +20,7 @@ read them back;
 from absl import app, flags
 
 from checkpoints.companion_files import resolve_model_files
-from data.text.families import TEXT_SIDES
+from data.text.families import text_side_type
 from modeling.encoder_interface import family_of
 from tasks.fine_tuning import FineTuningSettings
 
@@ -130,7 +130,7 @@ def do_lower_case_from_flags(config):
     original's --uncased), so a cased XLNet is not lower-cased unasked."""
     if FLAGS["do_lower_case"].present:
         return FLAGS.do_lower_case
-    return TEXT_SIDES[family_of(config)].do_lower_case_default
+    return text_side_type(family_of(config)).do_lower_case_default
 
 
 def settings_from_flags(**overrides):

@@ -16,7 +16,7 @@ from checkpoints.loader import load_into
 from checkpoints.ours import save_weights
 from export.export_hub import export_hub
 from export.export_model import export_for_runner, export_model
-from export.hub_encoder import build_pretrainer
+from export.hub_encoder import build_hub_model
 from export.warmup import read_warmup_requests
 from families.bert.config import BertConfig
 from tasks.export_meta import read_export_meta, write_export_meta
@@ -61,11 +61,11 @@ def export_tiny_hub(tmp, vocab_file, seed=3):
     exported with `export_hub`; also the same model reloaded in process."""
     keras.utils.set_random_seed(seed)
     checkpoint = os.path.join(tmp, "checkpoint")
-    pretrainer, _ = build_pretrainer(TINY_CONFIG)
+    pretrainer, _ = build_hub_model(TINY_CONFIG)
     save_weights(pretrainer, checkpoint)
     shutil.copyfile(vocab_file, os.path.join(checkpoint, "vocab.txt"))
     preprocessor_dir, encoder_dir = export_hub(os.path.join(tmp, "hub"), checkpoint)
-    reloaded, _ = build_pretrainer(TINY_CONFIG)
+    reloaded, _ = build_hub_model(TINY_CONFIG)
     load_into(reloaded, checkpoint, strict=True)
     return {"tmp": tmp, "preprocessor": preprocessor_dir, "encoder": encoder_dir,
             "pretrainer": reloaded, "vocab_file": vocab_file}

@@ -8,7 +8,8 @@ special ids, and packs one or two segments into `input_word_ids`, `input_mask`
 (1 on real tokens, the encoder interface's convention), `input_type_ids` in
 Python (`pack`) and in the graph (`pack_graph`), padding on `padding_side`.
 Both halves give the same ids.
-`data.text.families.text_side_for` picks the implementation by family name.
+`data.text.families.text_side_for` picks the implementation by family name
+(each family's record names its `TextSide`: `families.registry`).
 """
 
 import abc
@@ -34,6 +35,12 @@ class TextSide(abc.ABC):
     @abc.abstractmethod
     def from_file(cls, model_file, do_lower_case):
         """The text side over its vocabulary file."""
+
+    @classmethod
+    def wrap(cls, tokenizer):
+        """The text side over the family's own Python tokenizer object, or None
+        when `tokenizer` is not one."""
+        return None
 
     @property
     @abc.abstractmethod

@@ -28,6 +28,10 @@ class WordPieceText(TextSide):
     def from_file(cls, model_file, do_lower_case):
         return cls(FullTokenizer(model_file, do_lower_case), model_file)
 
+    @classmethod
+    def wrap(cls, tokenizer):
+        return cls(tokenizer, tokenizer.vocab.path) if isinstance(tokenizer, FullTokenizer) else None
+
     @property
     def special_ids(self):
         return special_ids(self.vocab)

@@ -21,7 +21,7 @@ from convert_checkpoint import convert
 from data.text.segments import encode_texts
 from data.text.tokenization import FullTokenizer
 from data.text.vocab import Vocab
-from export.hub_encoder import build_pretrainer
+from export.hub_encoder import build_hub_model
 from families.bert.encoder import BertEncoder
 from tests.conftest import ROOT
 from tests.export_harness import TINY_CONFIG, sentences
@@ -40,7 +40,7 @@ def tiny(tmp_path_factory, uncased_vocab_file):
     """A random tiny pretrainer saved as ours, and its keras-hub preset."""
     tmp = tmp_path_factory.mktemp("keras_hub")
     keras.utils.set_random_seed(5)
-    pretrainer, _ = build_pretrainer(CONFIG)
+    pretrainer, _ = build_hub_model(CONFIG)
     ours = str(tmp / "ours")
     save_weights(pretrainer, ours)
     shutil.copyfile(uncased_vocab_file, os.path.join(ours, "vocab.txt"))

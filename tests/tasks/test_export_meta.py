@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from modeling.encoder_interface import FAMILIES, config_from_dict, family_of
+from families import registry
+from modeling.encoder_interface import config_from_dict, family_of
 from tasks.export_meta import ExportMeta, ExportMetaError, read_export_meta, write_export_meta
 from tests.tiny_config import TINY_CONFIG
 
@@ -97,9 +98,9 @@ def test_errors_name_the_file_and_field(written, tmp_path, change, message):
 
 
 def test_families_by_name():
-    assert family_of(TINY_CONFIG) == "bert" and FAMILIES["bert"] is type(TINY_CONFIG)
+    assert family_of(TINY_CONFIG) == "bert" and registry.family("bert").config_type is type(TINY_CONFIG)
     assert config_from_dict("bert", TINY_CONFIG.to_dict(), "x.json") == TINY_CONFIG
-    with pytest.raises(ValueError, match="x.json: unknown encoder family 'gpt'"):
+    with pytest.raises(ValueError, match="x.json: unknown model family 'gpt'; registered: bert, xlnet"):
         config_from_dict("gpt", {}, "x.json")
-    with pytest.raises(TypeError, match="no encoder family has a dict"):
+    with pytest.raises(TypeError, match="no model family has a dict; registered config types: BertConfig, XLNetConfig"):
         family_of({})

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.text.families import TEXT_SIDES, as_text_side, text_side_for
+from data.text.families import as_text_side, text_side_for
+from families import registry
 from data.text.segments import encode_texts, pack_ids
 from data.text.text_side import TextPacker
 from data.text.tokenization import FullTokenizer
@@ -31,8 +32,7 @@ def sides(uncased_vocab_file, spiece_model):
 
 
 def test_every_family_is_registered_by_its_name():
-    assert sorted(TEXT_SIDES) == ["bert", "xlnet"]
-    assert all(TEXT_SIDES[name].family == name for name in TEXT_SIDES)
+    assert all(registry.family(name).text_side.family == name for name in registry.names())
     with pytest.raises(ValueError, match="no text side for encoder family 'gpt'"):
         text_side_for("gpt", "vocab.txt", True)
 
@@ -64,7 +64,7 @@ def test_bert_text_side_is_the_wordpiece_code(sides, uncased_vocab_file):
                                                              vocab.sep_id, vocab.pad_id)):
         np.testing.assert_array_equal(got, want)
     assert (text.model_file_name, text.padding_side) == ("vocab.txt", "right")
-    with pytest.raises(TypeError, match="expected a TextSide or a FullTokenizer"):
+    with pytest.raises(TypeError, match="expected a TextSide or a family.s tokenizer"):
         as_text_side("vocab.txt")
 
 

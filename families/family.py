@@ -1,0 +1,48 @@
+"""The record of a model family: everything shared code may ask of it."""
+
+import dataclasses
+
+TASKS = ("classification", "question_answering", "tagging", "multiple_choice", "feature_extraction")
+
+
+@dataclasses.dataclass(frozen=True)
+class Family:
+    """What a family declares, in its own home, for tasks, runners, checkpoints
+    and exports to use it without naming it.
+
+    `name` is what `export_meta.json` records as `encoder_family` and what
+    `--family` flags take. `config_type` is its encoder config (a
+    `modeling.json_config.JsonConfig` with presets), `encoder_type` the Keras
+    encoder built from one (see `modeling.encoder_interface`), `text_side` its
+    `data.text.text_side.TextSide` class (vocabulary file names, lower-case
+    default, tokenizers, packing). `config_file` is the name of the config file
+    its checkpoints carry beside them; `tiny_preset` a preset small enough for
+    tests and demos. `command_lines` are its own scripts at the repository root
+    (data writers, vocabulary builders). `hub_model(config)` makes what the TF Hub encoder
+    SavedModel holds (None: the encoder alone). `tasks` are the fine-tuning
+    tasks it supports; a runner refuses the others with a clear error.
+    """
+
+    name: str
+    config_type: type
+    encoder_type: type
+    text_side: type
+    config_file: str
+    tiny_preset: str
+    hub_model: object = None
+    command_lines: tuple = ()
+    tasks: tuple = TASKS
+
+    def build_encoder(self, config, **kwargs):
+        """A fresh encoder of `config`; `kwargs` go to the encoder's constructor."""
+        return self.encoder_type(config, **kwargs)
+
+    def check_task(self, task):
+        """Raises `UnsupportedTaskError` unless the family supports `task`."""
+        if task not in self.tasks:
+            raise UnsupportedTaskError(f"the {self.name} family does not support {task}; it supports "
+                                       + ", ".join(self.tasks))
+
+
+class UnsupportedTaskError(ValueError):
+    """A task a family's record does not list."""
