@@ -28,8 +28,8 @@ from absl import app, flags, logging
 
 from families.bert.checkpoints import keras_hub_preset
 from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
-from checkpoints.export_formats import to_hf, to_tf1
-from checkpoints.huggingface import write_hf_dir
+from families.bert.checkpoints.export_formats import to_hf, to_tf1
+from families.bert.checkpoints.huggingface import write_hf_dir
 from checkpoints.loader import load_into
 from checkpoints.ours import save_weights
 from checkpoints.tf_checkpoint import write_name_based

@@ -12,7 +12,7 @@ import os
 
 from families.bert.checkpoints import keras_hub_preset
 from families.xlnet.checkpoints import huggingface as xlnet_huggingface
-from checkpoints.huggingface import read_hf_config
+from families.bert.checkpoints.huggingface import read_hf_config
 from data.text.families import text_side_for, vocab_file_name
 from families.bert.config import BertConfig, ConfigError
 from modeling.encoder_interface import FAMILIES, family_of

@@ -14,7 +14,8 @@ from families.bert.checkpoints import keras_hub_preset, model_garden
 from checkpoints import ours, tf_checkpoint
 from families.xlnet.checkpoints import huggingface as xlnet_huggingface
 from families.bert.checkpoints.hf_names import hf_name
-from checkpoints.huggingface import is_hf_dir, read_hf_tensors, read_weight_file
+from checkpoints.huggingface import is_hf_dir, read_weight_file
+from families.bert.checkpoints.huggingface import read_hf_tensors
 from families.bert.checkpoints.tf1_names import tf1_name
 from families.xlnet.checkpoints.hf_names import hf_to_tf1
 from families.xlnet.checkpoints.model_garden_names import model_garden_to_tf1, network_root

@@ -129,7 +129,7 @@ class GraphTokenizer(tf.Module):
     def _lower_case(self, chars, flags, segments, preserved):
         """str.lower, NFD and Mn removal of the original; returns the folded
         characters and, for each, the index of its source character."""
-        cps, fold = _with_final_sigmas(chars.cps, flags, segments), self._fold
+        cps, fold = with_final_sigmas(chars.cps, flags, segments), self._fold
         index = tf.minimum(tf.searchsorted(fold.keys, cps), tf.size(fold.keys) - 1)
         hit = tf.equal(tf.gather(fold.keys, index), cps) & ~preserved
         n = tf.size(cps)
@@ -188,7 +188,7 @@ def _whitespace_segments(flags, rows):
     return tf.cumsum(tf.cast(new, tf.int64))
 
 
-def _with_final_sigmas(cps, flags, segments):
+def with_final_sigmas(cps, flags, segments):
     """str.lower's Final_Sigma rule within each whitespace word: Σ -> ς when
     the nearest non-case-ignorable character before it is cased and the one
     after it is not (or absent)."""

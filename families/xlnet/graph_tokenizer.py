@@ -5,7 +5,7 @@ Python's own `unicodedata` and `str` methods, so no ICU version can disagree:
 NFKD followed by dropping every character with a combining class is, per
 character, NFKD(c) minus those characters (canonical reordering only moves
 the characters that are dropped); `str.lower` is a per-character map plus the
-Final_Sigma rule (`graph_tokenizer._with_final_sigmas`). tensorflow_text's
+Final_Sigma rule (`graph_tokenizer.with_final_sigmas`). tensorflow_text's
 `SentencepieceTokenizer` then runs the same model, and the original's
 `encode_pieces` rule for digit-comma pieces is applied to the ragged pieces.
 
@@ -24,7 +24,7 @@ import tensorflow as tf
 import tensorflow_text as text
 
 from data.text import unicode_tables as ut
-from data.text.graph_tokenizer import _with_final_sigmas
+from data.text.graph_tokenizer import with_final_sigmas
 from data.text.sentencepiece_vocab import check_special_symbols
 from families.xlnet.tokenizer import SPIECE_UNDERLINE
 
@@ -160,7 +160,7 @@ class GraphXLNetTokenizer(tf.Module):
             cps = _apply_map(cps, _accent_map())
         if self.lower:
             flags = tf.gather(self._classes, cps.flat_values)
-            sigmas = _with_final_sigmas(cps.flat_values, flags, cps.value_rowids())
+            sigmas = with_final_sigmas(cps.flat_values, flags, cps.value_rowids())
             cps = _apply_map(cps.with_flat_values(sigmas), _lower_map())
         return tf.strings.unicode_encode(cps, "UTF-8")
 

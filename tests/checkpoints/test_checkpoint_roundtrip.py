@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from checkpoints.export_formats import to_hf, to_tf1
-from checkpoints.huggingface import write_hf_dir
+from families.bert.checkpoints.export_formats import to_hf, to_tf1
+from families.bert.checkpoints.huggingface import write_hf_dir
 from checkpoints.loader import CheckpointMismatchError, load_into
 from checkpoints.ours import save_weights
 from checkpoints.tf_checkpoint import write_name_based

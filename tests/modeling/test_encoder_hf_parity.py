@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from checkpoints.huggingface import read_hf_config
+from families.bert.checkpoints.huggingface import read_hf_config
 from checkpoints.loader import load_into
 from data.text.segments import encode_texts
 from data.text.tokenization import FullTokenizer

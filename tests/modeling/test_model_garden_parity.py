@@ -6,8 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from checkpoints.export_formats import to_tf1
-from checkpoints.huggingface import read_hf_config
+from families.bert.checkpoints.export_formats import to_tf1
+from families.bert.checkpoints.huggingface import read_hf_config
 from checkpoints.loader import load_into
 from families.bert.checkpoints.model_garden import model_garden_values
 from checkpoints.tf_checkpoint import write_name_based

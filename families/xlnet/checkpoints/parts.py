@@ -1,7 +1,7 @@
 """An XLNet backbone and its heads as one set of variables, which is what the
 checkpoint code reads into and writes from, in any of the XLNet layouts."""
 
-from checkpoints.export_formats import to_tf1
+from checkpoints.export_formats import named_weights
 from checkpoints.loader import load_tensors
 from families.xlnet.checkpoints.hf_names import hf_to_tf1, tf1_to_hf
 from families.xlnet.checkpoints.tf1_names import LOGIT_SCOPE, TAGGING_SCOPE, xlnet_tf1_name
@@ -66,7 +66,7 @@ def load_hf_xlnet(backbone, tensors, *heads):
 
 
 def parts_to_tf1(parts, only=None):
-    return to_tf1(parts, only, xlnet_tf1_name)
+    return named_weights(parts, xlnet_tf1_name, only)
 
 
 def parts_to_hf(parts, only=None):

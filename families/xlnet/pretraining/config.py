@@ -3,8 +3,6 @@ data_utils.py flag names, validated before any work starts."""
 
 import dataclasses
 
-from families.bert.pretraining.config import _check
-
 
 @dataclasses.dataclass(frozen=True)
 class XLNetDataConfig:
@@ -60,3 +58,7 @@ class XLNetDataConfig:
         rest = self.num_predict // 2
         return self.num_predict - rest, rest
 
+
+def _check(condition, message):
+    if not condition:
+        raise ValueError(message)
