@@ -23,8 +23,8 @@ from export.serving_multiple_choice import save_multiple_choice
 from export.serving_question_answering import QuestionAnsweringOptions, save_question_answering
 from export.serving_tagging import save_tagging
 from modeling.encoder_interface import build_encoder
-from modeling.task_models import (BertClassifier, BertMultipleChoice, BertSpanLabeler,
-                                  BertTokenClassifier)
+from modeling.task_models import (SequenceClassifier, MultipleChoiceClassifier, SpanLabeler,
+                                  TokenClassifier)
 from tasks.fine_tuning import fine_tune
 from tasks.export_meta import (EXPORT_META_FILE, NER_DOC_STRIDE, read_export_meta,
                                write_export_meta)
@@ -56,14 +56,14 @@ def _task_model_from_fields(meta):
     `causal_attention`) and `label_list`."""
     encoder = build_encoder(meta.encoder_config, dtype="float32")
     if meta.task == "classification":
-        return BertClassifier(encoder, len(meta.label_list))
+        return SequenceClassifier(encoder, len(meta.label_list))
     if meta.task == "regression":
-        return BertClassifier(encoder, 1)
+        return SequenceClassifier(encoder, 1)
     if meta.task == "squad":
-        return BertSpanLabeler(encoder)
+        return SpanLabeler(encoder)
     if meta.task == "ner":
-        return BertTokenClassifier(encoder, len(meta.label_list))
-    return BertMultipleChoice(encoder)
+        return TokenClassifier(encoder, len(meta.label_list))
+    return MultipleChoiceClassifier(encoder)
 
 
 def _assign(model, weights):

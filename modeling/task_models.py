@@ -63,9 +63,10 @@ class TaskModel(TaskModelConfig, keras.Model):
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
-class BertClassifier(TaskModel):
-    """Dense layer on the pooled output ([CLS]; a causal encoder's last real token):
-    `logits` [batch, num_classes] (num_classes=1 gives a regression score, as STS-B)."""
+class SequenceClassifier(TaskModel):
+    """Dense layer on the encoder's pooled output (BERT's [CLS]; a causal
+    encoder's last real token; XLNet's summary): `logits` [batch, num_classes]
+    (num_classes=1 gives a regression score, as STS-B)."""
 
     def __init__(self, encoder, num_classes, dropout_rate=0.1, **kwargs):
         inputs = encoder_inputs(encoder)
@@ -77,7 +78,7 @@ class BertClassifier(TaskModel):
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
-class BertSpanLabeler(TaskModel):
+class SpanLabeler(TaskModel):
     """Start/end vectors over the tokens: `start_logits`, `end_logits` [batch, seq] (SQuAD)."""
 
     def __init__(self, encoder, **kwargs):
@@ -132,7 +133,7 @@ class XLNetSpanLabeler(TaskModelConfig, keras.Model):
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
-class BertTokenClassifier(TaskModel):
+class TokenClassifier(TaskModel):
     """Dense layer per token: `logits` [batch, seq, num_labels] (NER, no CRF)."""
 
     def __init__(self, encoder, num_labels, dropout_rate=0.1, **kwargs):
@@ -145,7 +146,7 @@ class BertTokenClassifier(TaskModel):
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
-class BertMultipleChoice(TaskModel):
+class MultipleChoiceClassifier(TaskModel):
     """Inputs [batch, choices, seq]; every choice goes through the encoder as one
     [batch * choices, seq] batch; one vector V scores each pooled output:
     `logits` [batch, choices] for a softmax over the choices (SWAG)."""
@@ -161,3 +162,11 @@ class BertMultipleChoice(TaskModel):
             scores, inputs["input_word_ids"])
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
         self._store(encoder, dropout_rate=dropout_rate)
+
+
+# The names earlier versions registered these models under, as their exports'
+# `export_meta.json` task-model configs still say.
+for _earlier, _model in {"BertClassifier": SequenceClassifier, "BertSpanLabeler": SpanLabeler,
+                         "BertTokenClassifier": TokenClassifier,
+                         "BertMultipleChoice": MultipleChoiceClassifier}.items():
+    keras.saving.get_custom_objects()[f"bert_garden>{_earlier}"] = _model

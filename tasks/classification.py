@@ -11,7 +11,7 @@ import tensorflow as tf
 from data.classification.features import cached_tfrecord, parse_batch, sort_by_length
 from families.bert.config import BertConfig
 from modeling.encoder_interface import build_encoder
-from modeling.task_models import BertClassifier
+from modeling.task_models import SequenceClassifier
 from tasks.base import FineTuningTask, text_side
 from tasks.classification_submission import write_submission
 from tasks.classification_metrics import compute_metrics
@@ -110,7 +110,7 @@ class ClassificationTask(FineTuningTask):
         dropout = self.config.dropout_rate
         if dropout is None:
             dropout = self.config.bert_config.hidden_dropout_prob
-        return BertClassifier(build_encoder(self.config.bert_config), self.num_outputs,
+        return SequenceClassifier(build_encoder(self.config.bert_config), self.num_outputs,
                               dropout_rate=dropout)
 
     def build_dataset(self, split, batch_size, training, input_context=None):

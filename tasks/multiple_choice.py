@@ -19,7 +19,7 @@ from data.multiple_choice.features import NO_LABEL, encode_examples
 from data.multiple_choice.swag_reader import read_multiple_choice_file
 from families.bert.config import BertConfig
 from modeling.encoder_interface import build_encoder
-from modeling.task_models import BertMultipleChoice
+from modeling.task_models import MultipleChoiceClassifier
 from tasks.array_dataset import array_dataset
 from tasks.base import FineTuningTask, text_side
 from tasks.export_meta import ExportMeta
@@ -106,7 +106,7 @@ class MultipleChoiceTask(FineTuningTask):
         dropout = self.config.dropout_rate
         if dropout is None:
             dropout = self.config.bert_config.hidden_dropout_prob
-        return BertMultipleChoice(build_encoder(self.config.bert_config), dropout_rate=dropout)
+        return MultipleChoiceClassifier(build_encoder(self.config.bert_config), dropout_rate=dropout)
 
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training: shuffled, repeated, full batches. Otherwise one pass.

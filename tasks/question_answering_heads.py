@@ -10,7 +10,7 @@ import numpy as np
 from keras import ops
 
 from modeling.encoder_interface import build_encoder
-from modeling.task_models import BertSpanLabeler, XLNetSpanLabeler
+from modeling.task_models import SpanLabeler, XLNetSpanLabeler
 from tasks.question_answering_answers import postprocess
 from families.xlnet.question_answering.beam import postprocess_beam
 
@@ -38,7 +38,7 @@ class StartEndHead:
         self.na_prob_thresh = OFFICIAL_NA_PROB_THRESH
 
     def build_model(self):
-        return BertSpanLabeler(build_encoder(self.config.bert_config))
+        return SpanLabeler(build_encoder(self.config.bert_config))
 
     def inputs(self, features, training):
         return {}

@@ -2,7 +2,7 @@
 a label on each word's first word piece, no CRF, entity-level F1 as conlleval.
 Any encoder family: its text side gives each word's pieces and packs the windows.
 
-Two models: fine-tuning (`modeling.task_models.BertTokenClassifier`, a dense
+Two models: fine-tuning (`modeling.task_models.TokenClassifier`, a dense
 layer over the last layer, everything trained) and the feature-based approach
 (`modeling.feature_based_tagger.FeatureBasedTagger`: the encoder frozen, a
 combination of its layers fed to a randomly initialised BiLSTM).
@@ -24,7 +24,7 @@ from data.tagging.features import build_tagging_features
 from families.bert.config import BertConfig
 from modeling.encoder_interface import build_encoder
 from modeling.feature_based_tagger import LAYER_COMBINATIONS, FeatureBasedTagger
-from modeling.task_models import BertTokenClassifier
+from modeling.task_models import TokenClassifier
 from tasks.array_dataset import array_dataset
 from tasks.base import FineTuningTask, text_side
 from tasks.export_meta import ExportMeta
@@ -188,7 +188,7 @@ class TaggingTask(FineTuningTask):
         if config.feature_based:
             return FeatureBasedTagger(encoder, len(self.labels), config.feature_layers,
                                       config.lstm_units, config.lstm_layers, dropout)
-        return BertTokenClassifier(encoder, len(self.labels), dropout_rate=dropout)
+        return TokenClassifier(encoder, len(self.labels), dropout_rate=dropout)
 
     def loss(self, labels, outputs):
         """Cross-entropy averaged over the window's labelled pieces (0 if it has none)."""

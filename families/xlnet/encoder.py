@@ -20,7 +20,7 @@ class XLNetEncoder(keras.Model):
 
     Example:
     >>> encoder = XLNetEncoder(XLNetConfig.from_preset("xlnet_tiny"))
-    >>> classifier = BertClassifier(encoder, num_classes=3)
+    >>> classifier = SequenceClassifier(encoder, num_classes=3)
     """
 
     def __init__(self, config, dtype=None, **kwargs):

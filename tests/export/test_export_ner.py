@@ -18,7 +18,7 @@ from data.tagging.conll_reader import TaggedSentence
 from data.tagging.features import build_tagging_features
 from tasks.export_meta import ExportMeta, read_export_meta, write_export_meta
 from export.export_model import build_task_model, export_model
-from modeling.task_models import BertTokenClassifier
+from modeling.task_models import TokenClassifier
 from families.xlnet.config import XLNetConfig
 from families.xlnet.encoder import XLNetEncoder
 from tasks.tagging_predictions import values_per_word
@@ -57,7 +57,7 @@ print(json.dumps(report))
 def _xlnet_meta(directory):
     config = XLNetConfig.from_preset("xlnet_tiny").replace(n_token=128, initializer_range=0.5)
     task_model = keras.saving.serialize_keras_object(
-        BertTokenClassifier(XLNetEncoder(config), len(LABELS)))
+        TokenClassifier(XLNetEncoder(config), len(LABELS)))
     return ExportMeta("ner", config, learn_spiece_model(directory), do_lower_case=False,
                       max_seq_length=SEQ_LENGTH, label_list=LABELS, doc_stride=DOC_STRIDE,
                       task_model=task_model)

@@ -16,18 +16,18 @@ from data.text.tokenization import FullTokenizer
 from export.export_model import SERVING, ExportError, build_task_model, export_model
 from families.bert.encoder import dummy_inputs
 from modeling.encoder_interface import build_encoder
-from modeling.task_models import (BertClassifier, BertMultipleChoice, BertSpanLabeler,
-                                  BertTokenClassifier)
+from modeling.task_models import (SequenceClassifier, MultipleChoiceClassifier, SpanLabeler,
+                                  TokenClassifier)
 from tasks.export_meta import TASKS, ExportMeta, read_export_meta, write_export_meta
 from tests.export_harness import TINY_CONFIG, run_fresh, sentences
 
 SEQ_LENGTH = 32
 LABELS = ("O", "B-PER", "I-PER")
 MODELS = {
-    "classification": lambda encoder: BertClassifier(encoder, 3, dropout_rate=0.3),
-    "squad": BertSpanLabeler,
-    "ner": lambda encoder: BertTokenClassifier(encoder, len(LABELS), dropout_rate=0.2),
-    "multiple_choice": BertMultipleChoice,
+    "classification": lambda encoder: SequenceClassifier(encoder, 3, dropout_rate=0.3),
+    "squad": SpanLabeler,
+    "ner": lambda encoder: TokenClassifier(encoder, len(LABELS), dropout_rate=0.2),
+    "multiple_choice": MultipleChoiceClassifier,
 }
 
 
@@ -73,7 +73,7 @@ def test_mixed_precision_model_is_rebuilt_in_float32(uncased_vocab_file):
     policy = keras.config.dtype_policy()
     keras.config.set_dtype_policy("mixed_bfloat16")
     try:
-        trained = BertClassifier(build_encoder(TINY_CONFIG), 3)
+        trained = SequenceClassifier(build_encoder(TINY_CONFIG), 3)
         rebuilt = build_task_model(_meta("classification", uncased_vocab_file, trained))
         assert keras.config.dtype_policy().name == "mixed_bfloat16"
     finally:
@@ -110,7 +110,7 @@ np.savez(ARGS["arrays"], **arrays)
 
 def test_old_format_export_meta_still_exports_identically(tmp_path, uncased_vocab_file):
     keras.utils.set_random_seed(11)
-    trained = BertClassifier(build_encoder(TINY_CONFIG), len(LABELS))
+    trained = SequenceClassifier(build_encoder(TINY_CONFIG), len(LABELS))
     paths = {}
     for name in ("old", "new"):
         run_dir = tmp_path / name

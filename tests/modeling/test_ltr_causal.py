@@ -6,7 +6,7 @@ import keras
 import numpy as np
 
 from families.bert.encoder import BertEncoder
-from modeling.task_models import BertClassifier
+from modeling.task_models import SequenceClassifier
 from families.bert.pretraining.task import PretrainingTask
 from tests.causality import (CUT, SEQ, inputs, outputs_before_and_after_changing_the_tail,
                              sees_only_earlier_tokens)
@@ -65,7 +65,7 @@ def _encoder_config(values):
 def test_keras_configs_of_earlier_versions_rebuild_the_same_causal_model():
     """Earlier versions kept `causal_attention` beside the encoder's config (an
     older export_meta.json's task_model); it still gives the causal model."""
-    model = BertClassifier(BertEncoder(TINY.replace(causal_attention=True)), 3)
+    model = SequenceClassifier(BertEncoder(TINY.replace(causal_attention=True)), 3)
     serialized = keras.saving.serialize_keras_object(model)
     assert _encoder_config(serialized)["config"]["causal_attention"] is True
     old = keras.saving.serialize_keras_object(model)

@@ -8,7 +8,7 @@ import pytest
 from families.bert.encoder import BertEncoder
 from modeling.feature_based_tagger import FeatureBasedTagger
 from families.bert.pretrainer import BertPretrainer
-from modeling.task_models import BertClassifier, BertMultipleChoice, BertSpanLabeler, BertTokenClassifier
+from modeling.task_models import SequenceClassifier, MultipleChoiceClassifier, SpanLabeler, TokenClassifier
 from tests.modeling.model_test_case import (ModelCase, check_backends_agree, check_mixed_precision,
                                             check_serialization, jax_outputs)
 from tests.tiny_config import TINY_CONFIG
@@ -50,12 +50,12 @@ CASES = [
     ModelCase("pretrainer_ltr", lambda: BertPretrainer(encoder(causal_attention=True), objective="ltr"),
               pretraining_inputs),
     ModelCase("pretrainer_packed", lambda: BertPretrainer(encoder(), packed=True), packed_inputs),
-    ModelCase("classifier", lambda: BertClassifier(encoder(), num_classes=3, dropout_rate=0.2),
+    ModelCase("classifier", lambda: SequenceClassifier(encoder(), num_classes=3, dropout_rate=0.2),
               encoder_inputs),
-    ModelCase("span_labeler", lambda: BertSpanLabeler(encoder()), encoder_inputs),
-    ModelCase("token_classifier", lambda: BertTokenClassifier(encoder(), num_labels=5, dropout_rate=0.2),
+    ModelCase("span_labeler", lambda: SpanLabeler(encoder()), encoder_inputs),
+    ModelCase("token_classifier", lambda: TokenClassifier(encoder(), num_labels=5, dropout_rate=0.2),
               encoder_inputs),
-    ModelCase("multiple_choice", lambda: BertMultipleChoice(encoder(), dropout_rate=0.2),
+    ModelCase("multiple_choice", lambda: MultipleChoiceClassifier(encoder(), dropout_rate=0.2),
               lambda: encoder_inputs((BATCH, CHOICES, SEQ))),
     ModelCase("feature_based_tagger",
               lambda: FeatureBasedTagger(encoder(), num_labels=5, layer_combination="weighted_sum_all",

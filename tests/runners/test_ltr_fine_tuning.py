@@ -22,7 +22,7 @@ from data.text.tokenization import FullTokenizer
 from export.export_hub import export_hub
 from export.export_model import build_task_model
 from families.bert.encoder import BertEncoder
-from modeling.task_models import BertClassifier
+from modeling.task_models import SequenceClassifier
 from tasks.export_meta import read_export_meta
 from tests.causality import sees_only_earlier_tokens
 from tests.conftest import FIXTURES, ROOT, read_json
@@ -75,7 +75,7 @@ def test_fine_tuned_and_exported_models_stay_causal(fine_tuned, uncased_vocab_fi
         **{k: tf.constant(v) for k, v in ids.items()})["probabilities"].numpy()
     np.testing.assert_allclose(served, tf.nn.softmax(model(ids)["logits"]).numpy(), atol=1e-5)
     # The same weights attending both ways serve something else.
-    bidirectional = BertClassifier(BertEncoder(meta.encoder_config, causal_attention=False),
+    bidirectional = SequenceClassifier(BertEncoder(meta.encoder_config, causal_attention=False),
                                    len(meta.label_list))
     bidirectional.set_weights(model.get_weights())
     assert np.abs(served - tf.nn.softmax(bidirectional(ids)["logits"]).numpy()).max() > 1e-3

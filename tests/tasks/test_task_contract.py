@@ -16,8 +16,8 @@ from checkpoints.ours import save_weights
 from families.bert.encoder import BertEncoder
 from modeling.encoder_interface import ENCODER_INPUTS, build_encoder, check_encoder
 from modeling.feature_based_tagger import FeatureBasedTagger
-from modeling.task_models import (BertClassifier, BertMultipleChoice, BertSpanLabeler,
-                                  BertTokenClassifier)
+from modeling.task_models import (SequenceClassifier, MultipleChoiceClassifier, SpanLabeler,
+                                  TokenClassifier)
 from tasks.base import FineTuningTask, Task
 from tasks.classification import ClassificationTask
 from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
@@ -65,12 +65,12 @@ def _inputs(shape, seed):
 
 
 TASK_MODELS = {
-    "classification": (lambda e: BertClassifier(e, 3), (2, 8)),
-    "regression": (lambda e: BertClassifier(e, 1), (2, 8)),
-    "question_answering": (lambda e: BertSpanLabeler(e), (2, 8)),
-    "tagging": (lambda e: BertTokenClassifier(e, 5), (2, 8)),
+    "classification": (lambda e: SequenceClassifier(e, 3), (2, 8)),
+    "regression": (lambda e: SequenceClassifier(e, 1), (2, 8)),
+    "question_answering": (lambda e: SpanLabeler(e), (2, 8)),
+    "tagging": (lambda e: TokenClassifier(e, 5), (2, 8)),
     "tagging_feature_based": (lambda e: FeatureBasedTagger(e, 5, "sum_last_four", 4, 2), (2, 8)),
-    "multiple_choice": (lambda e: BertMultipleChoice(e), (2, 4, 8)),
+    "multiple_choice": (lambda e: MultipleChoiceClassifier(e), (2, 4, 8)),
 }
 
 
@@ -105,7 +105,7 @@ def test_check_encoder_names_what_is_missing():
     with pytest.raises(TypeError, match=r"config\.initializer_range.*outputs"):
         check_encoder(not_an_encoder)
     with pytest.raises(TypeError, match="is not an encoder"):
-        BertClassifier(not_an_encoder, 2)
+        SequenceClassifier(not_an_encoder, 2)
 
 
 def test_initialize_requires_every_encoder_variable_for_every_task(tmp_path,

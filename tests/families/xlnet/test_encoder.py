@@ -9,7 +9,7 @@ import pytest
 
 from families.xlnet.checkpoints.parts import load_hf_xlnet
 from modeling.encoder_interface import build_encoder, check_encoder, family_of
-from modeling.task_models import BertClassifier
+from modeling.task_models import SequenceClassifier
 from families.xlnet.sequence_summary import XLNetClassificationHead
 from families.xlnet.encoder import XLNetEncoder
 from tests.families.xlnet.cases import TINY, fine_tuning_inputs
@@ -36,7 +36,7 @@ def test_passes_the_interface_and_round_trips():
     assert len(outputs["encoder_outputs"]) == TINY.n_layer
     np.testing.assert_array_equal(outputs["encoder_outputs"][-1], outputs["sequence_output"])
     assert outputs["pooled_output"].shape == (2, TINY.d_model)
-    model = BertClassifier(encoder, 3)
+    model = SequenceClassifier(encoder, 3)
     rebuilt = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(model))
     assert isinstance(rebuilt.encoder, XLNetEncoder) and rebuilt.encoder.config == TINY
     rebuilt.set_weights(model.get_weights())
@@ -63,7 +63,7 @@ def test_classifier_matches_hugging_face_sequence_classification(units):
                          num_labels=units)
     theirs, hidden = hf_logits(reference, inputs)
     tensors = hf_tensors(reference)
-    model = BertClassifier(build_encoder(TINY), units, dropout_rate=TINY.dropout)
+    model = SequenceClassifier(build_encoder(TINY), units, dropout_rate=TINY.dropout)
     # Hugging Face's head loads by name into the original's head layout, whose two
     # dense layers are the encoder's summary and the task model's classifier here.
     head = XLNetClassificationHead(units, TINY.d_model)

@@ -7,7 +7,7 @@ import keras
 import numpy as np
 
 from modeling.encoder_interface import build_encoder
-from modeling.task_models import BertSpanLabeler, XLNetSpanLabeler
+from modeling.task_models import SpanLabeler, XLNetSpanLabeler
 from families.xlnet.encoder import XLNetEncoder
 from tests.families.xlnet.cases import TINY
 from tests.families.xlnet.tolerance import UNIT_ROUNDOFF, dense_bound, float32_bound
@@ -81,6 +81,6 @@ def test_rebuilds_from_its_config():
 def test_builds_after_a_functional_task_model():
     """Keras rebases a functional task model's class on `Functional` when one is
     built; the subclassed XLNet model must not inherit that."""
-    BertSpanLabeler(build_encoder(TINY_CONFIG))
+    SpanLabeler(build_encoder(TINY_CONFIG))
     model = XLNetSpanLabeler(XLNetEncoder(TINY), start_n_top=2, end_n_top=2)
     assert "start_top_index" in model(window(True)[0])

@@ -159,13 +159,13 @@ def test_tagging_task_model_keeps_its_head_as_the_tagging_logit(tmp_path):
     """Our XLNet weights are read by original name: the tagging task model's
     head (`token_classifier`) must have one, or a fine-tuned tagger exports untrained."""
     from families.xlnet.checkpoints.tf1_names import TAGGING_SCOPE, xlnet_tf1_name
-    from modeling.task_models import BertTokenClassifier
+    from modeling.task_models import TokenClassifier
     from families.xlnet.encoder import XLNetEncoder
-    model = BertTokenClassifier(XLNetEncoder(TINY), 5)
+    model = TokenClassifier(XLNetEncoder(TINY), 5)
     head = model.get_layer("token_classifier")
     assert sorted(xlnet_tf1_name(v.path)[0] for v in head.weights) == [
         f"{TAGGING_SCOPE}/bias", f"{TAGGING_SCOPE}/kernel"]
     save_weights(model, str(tmp_path))
-    loaded = BertTokenClassifier(XLNetEncoder(TINY), 5)
+    loaded = TokenClassifier(XLNetEncoder(TINY), 5)
     load_into(loaded, str(tmp_path), strict=True)
     assert_same_weights(model, loaded)

@@ -20,7 +20,7 @@ from checkpoints.loader import load_into
 from families.xlnet.checkpoints.tf1_names import xlnet_tf1_name
 from families.xlnet.pretraining.config import XLNetDataConfig
 from modeling.encoder_interface import build_encoder
-from modeling.task_models import BertClassifier
+from modeling.task_models import SequenceClassifier
 from families.xlnet.config import XLNetConfig
 from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions
@@ -103,7 +103,7 @@ def test_a_pretraining_checkpoint_starts_a_fine_tuning_model(records, tmp_path):
     run = Trainer(task(records["train"], 1), RunOptions(output_dir=str(tmp_path), mixed_precision="none",
                                                         log_steps=1, save_checkpoints_steps=1))
     run.train(BATCH, 1, LINEAR_ADAM)
-    classifier = BertClassifier(build_encoder(CONFIG), num_classes=2)
+    classifier = SequenceClassifier(build_encoder(CONFIG), num_classes=2)
     report = load_into(classifier, str(tmp_path))
     assert report.format == "trainer" and report.unused == ["model/lm_loss/bias"]
     assert sorted(report.missing) == sorted(v.path for v in classifier.weights
