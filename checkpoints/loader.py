@@ -1,8 +1,10 @@
 """`load_into`: any supported checkpoint -> the variables of one of our models.
 
-Every format is reduced to "where does the value of our variable `path` live
-in the source, and is it stored transposed", so matching, shape checks and
-the report of what was not loaded are written once.
+The formats read are our own (`SHARED_FORMATS`) and those each registered
+family lists in its record (`checkpoint_formats`). Every format is reduced to
+"where does the value of our variable `path` live in the source, and is it
+stored transposed", so matching, shape checks and the report of what was not
+loaded are written once.
 """
 
 import dataclasses
@@ -10,21 +12,10 @@ import os
 
 import numpy as np
 
-from families.bert.checkpoints import keras_hub_preset, model_garden
 from checkpoints import ours, tf_checkpoint
-from families.xlnet.checkpoints import huggingface as xlnet_huggingface
-from families.bert.checkpoints.hf_names import hf_name
-from checkpoints.huggingface import is_hf_dir, read_weight_file
-from families.bert.checkpoints.huggingface import read_hf_tensors
-from families.bert.checkpoints.tf1_names import tf1_name
-from families.xlnet.checkpoints.hf_names import hf_to_tf1
-from families.xlnet.checkpoints.model_garden_names import model_garden_to_tf1, network_root
-from families.xlnet.checkpoints.tf1_names import is_xlnet_tf1, with_our_logit_scope, xlnet_tf1_name
-from families.xlnet.config import XLNetConfig
+from families import registry
 
-FORMATS = ("ours", "trainer", "tf1", "hf", "model_garden", "keras_hub", "xlnet_tf1", "xlnet_hf",
-           "xlnet_model_garden")
-XLNET_FORMATS = ("xlnet_tf1", "xlnet_hf", "xlnet_model_garden")
+SHARED_FORMATS = ("ours", "trainer")  # our weight files and our trainer's checkpoints, any family
 
 
 class CheckpointMismatchError(ValueError):
@@ -49,52 +40,46 @@ class LoadReport:
         return "\n".join(lines)
 
 
+def family_formats():
+    """Every registered family's `CheckpointFormat`s, in registry order."""
+    return [fmt for family in registry.families() for fmt in family.checkpoint_formats]
+
+
+def format_names():
+    """The names of every format `detect_format` can answer."""
+    return SHARED_FORMATS + tuple(fmt.name for fmt in family_formats())
+
+
 def detect_format(path):
+    """The name of the format of the checkpoint at `path`: ours, a family's
+    folder layout, our weight folder, a family's TensorFlow layout, our
+    trainer's checkpoint, then the layouts recognised by structure alone."""
     if not os.path.exists(path) and not os.path.exists(path + ".index"):
         raise FileNotFoundError(f"checkpoint not found: {path!r}")
     if ours.is_ours(path):
         return "ours"
-    if keras_hub_preset.is_preset(path):
-        return "keras_hub"
-    if is_hf_dir(path):
-        return "xlnet_hf" if xlnet_huggingface.is_xlnet_hf_dir(path) else "hf"
+    formats = family_formats()
+    for fmt in formats:
+        if fmt.directory and fmt.detect(path, None):
+            return fmt.name
     if os.path.isdir(path) and os.path.isfile(os.path.join(path, ours.WEIGHTS_FILE)):
         return "ours"
     if tf_checkpoint.is_tf_checkpoint(path):
         names = tf_checkpoint.list_names(tf_checkpoint.resolve_prefix(path))
-        if any(n.startswith("bert/") for n in names):
-            return "tf1"
-        if is_xlnet_tf1(names):
-            return "xlnet_tf1"
-        if network_root(names) is not None:
-            return "xlnet_model_garden"
+        for fmt in formats:
+            if not fmt.directory and not fmt.by_structure and fmt.detect(path, names):
+                return fmt.name
         if any(n.startswith("model/") and n.endswith("/.ATTRIBUTES/VARIABLE_VALUE") for n in names):
             return "trainer"
-        if model_garden.encoder_root(names) is not None:
-            return "model_garden"
-        raise CheckpointMismatchError(f"{path}: TensorFlow checkpoint of an unknown layout")
+        for fmt in formats:
+            if fmt.by_structure and fmt.detect(path, names):
+                return fmt.name
+        raise CheckpointMismatchError(
+            f"{path}: a TensorFlow checkpoint of no layout we read (tried {', '.join(format_names())})")
     raise CheckpointMismatchError(
-        f"{path}: not a checkpoint we can read (expected one of {FORMATS}: a TF checkpoint "
+        f"{path}: not a checkpoint we can read (tried {', '.join(format_names())}: a TF checkpoint "
         "prefix or directory, a Hugging Face directory, a keras-hub preset directory, or "
         "weights.safetensors)")
-
-
-def xlnet_tf1_tensors(path, fmt, untie_r=True):
-    """{original TF1 name: array} of an XLNet checkpoint in any of `XLNET_FORMATS`,
-    ours or a trainer's (`untie_r` says how Hugging Face's per-layer biases are to
-    be kept). Our XLNet weights and a trainer's are read by TF1 name too, so that
-    they load whatever the layers of the model that saved them were called."""
-    if fmt == "ours":
-        tensors = _by_tf1_name(ours.read_weights(path))
-    elif fmt == "trainer":
-        tensors = _by_tf1_name(trainer_weights(path))
-    elif fmt == "xlnet_hf":
-        tensors = hf_to_tf1(read_weight_file(path), untie_r)
-    else:
-        tensors = tf_checkpoint.read_tensors(tf_checkpoint.resolve_prefix(path))
-        if fmt == "xlnet_model_garden":
-            tensors = model_garden_to_tf1(tensors, network_root(tensors))
-    return with_our_logit_scope(tensors)
 
 
 def trainer_weights(path):
@@ -108,14 +93,17 @@ def trainer_weights(path):
     return by_path
 
 
-def _by_tf1_name(by_path):
-    return {xlnet_tf1_name(p)[0]: v for p, v in by_path.items() if xlnet_tf1_name(p)}
-
-
-def _holds_xlnet(path, config):
-    """Our weights of an XLNet: the model's config says so, or the saved config beside."""
-    directory = os.path.dirname(os.path.abspath(ours.weights_file(path)))
-    return isinstance(config, XLNetConfig) or os.path.isfile(os.path.join(directory, ours.XLNET_CONFIG_FILE))
+def _saved_by(path, model):
+    """The family whose weights our checkpoint at `path` holds: the one whose
+    config file lies beside it, else the model's."""
+    directory = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+    for family in registry.families():
+        if os.path.isfile(os.path.join(directory, family.config_file)):
+            return family
+    try:
+        return registry.family_of(_config_of(model))
+    except registry.UnknownFamilyError:
+        return None
 
 
 def _config_of(model):
@@ -125,32 +113,16 @@ def _config_of(model):
 
 def _source_tensors(path, fmt, model):
     """{source key: array} plus a function our_path -> (source key, transposed) or None."""
-    config = _config_of(model)
-    if fmt in XLNET_FORMATS or (fmt == "ours" and _holds_xlnet(path, config)):
-        return xlnet_tf1_tensors(path, fmt, getattr(config, "untie_r", True)), xlnet_tf1_name
-    if fmt == "ours":
-        return ours.read_weights(path), lambda p: (p, False)
-    if fmt == "keras_hub":
-        return keras_hub_preset.read_tensors(path), lambda p: (p, False)
-    if fmt == "hf":
-        def hf_key(p):
-            tf1 = tf1_name(p)
-            if tf1 is None:
-                return None
-            name, transposed_hf = hf_name(tf1[0])
-            return name, tf1[1] != transposed_hf
-        return read_hf_tensors(path), hf_key
-    if fmt == "trainer":
-        by_path = trainer_weights(path)
-        if _holds_xlnet(path, config) and not any(v.path in by_path for v in model.weights):
-            # A pretraining run's checkpoint into a fine-tuning model, whose layers
-            # are named otherwise (the pretrainer's are `transformer`, `lm_loss`).
-            return with_our_logit_scope(_by_tf1_name(by_path)), xlnet_tf1_name
-        return by_path, lambda p: (p, False)
-    tensors = tf_checkpoint.read_tensors(tf_checkpoint.resolve_prefix(path))
-    if fmt == "model_garden":
-        tensors = model_garden.to_tf1(tensors, model_garden.encoder_root(tensors))
-    return tensors, tf1_name
+    if fmt in SHARED_FORMATS:
+        by_path = ours.read_weights(path) if fmt == "ours" else trainer_weights(path)
+        family = _saved_by(path, model)
+        read = family and family.saved_weights and family.saved_weights(fmt, by_path, model)
+        return read or (by_path, lambda p: (p, False))
+    for candidate in family_formats():
+        if candidate.name == fmt:
+            return candidate.read(path, model)
+    raise CheckpointMismatchError(f"{path}: unknown checkpoint format {fmt!r}; expected one of "
+                                  f"{format_names()}")
 
 
 def read_for_model(model, path, fmt=None):

@@ -19,7 +19,10 @@ class Family:
     its checkpoints carry beside them; `tiny_preset` a preset small enough for
     tests and demos. `command_lines` are its own scripts at the repository root
     (data writers, vocabulary builders). `hub_model(config)` makes what the TF Hub encoder
-    SavedModel holds (None: the encoder alone). `tasks` are the fine-tuning
+    SavedModel holds (None: the encoder alone). `checkpoint_formats` are the
+    `checkpoints.formats.CheckpointFormat`s it reads beyond our own;
+    `saved_weights(fmt, by_path, model)` reads our own weights of it ("ours",
+    "trainer": {variable path: array}) otherwise than by path, or None. `tasks` are the fine-tuning
     tasks it supports; a runner refuses the others with a clear error.
     """
 
@@ -30,6 +33,8 @@ class Family:
     config_file: str
     tiny_preset: str
     hub_model: object = None
+    checkpoint_formats: tuple = ()
+    saved_weights: object = None
     command_lines: tuple = ()
     tasks: tuple = TASKS
 

@@ -1,5 +1,6 @@
 """BERT (Devlin et al. 2018) in the family registry."""
 
+from families.bert.checkpoints.formats import FORMATS
 from families.bert.config import BertConfig
 from families.bert.encoder import BertEncoder
 from families.bert.pretrainer import BertPretrainer
@@ -15,6 +16,7 @@ def masked_lm_model(config):
 
 FAMILY = Family(name="bert", config_type=BertConfig, encoder_type=BertEncoder, text_side=WordPieceText,
                 config_file="bert_config.json", tiny_preset="bert_tiny_uncased", hub_model=masked_lm_model,
+                checkpoint_formats=FORMATS,
                 command_lines=("build_vocab.py", "create_pretraining_data.py", "pack_pretraining_data.py",
                                "data/build_vocab.py", "data/create_pretraining_data.py",
                                "data/pack_pretraining_data.py"))
