@@ -1,34 +1,47 @@
 """The config and vocabulary that travel with a checkpoint, so that
-`--init_checkpoint=<dir>` alone is enough: an original release directory
-(`bert_config.json`, `vocab.txt` beside `bert_model.ckpt`; XLNet's
-`xlnet_config.json` beside `xlnet_model.ckpt`, or the `config.json` its
-pretraining writes), a Hugging Face directory (`config.json`, `vocab.txt`), a
-keras-hub preset (`config.json`, `assets/tokenizer/vocabulary.txt`) or one of our
-weight directories. A config with XLNet's fields (`n_layer d_model n_head ...`)
-is an `XLNetConfig`, any other a `BertConfig`.
+`--init_checkpoint=<dir>` alone is enough: a family's own config file beside
+it (`bert_config.json`, `xlnet_config.json`: `Family.config_file`), the layouts
+of other projects a family reads (a Hugging Face `config.json`, a keras-hub
+preset: `Family.config_in`), or a `config.json` of a family's fields. The
+vocabulary is the family's file beside it (`Family.vocabulary_in`).
 """
 
+import dataclasses
 import os
 
-from families.bert.checkpoints import keras_hub_preset
-from families.xlnet.checkpoints import huggingface as xlnet_huggingface
-from families.bert.checkpoints.huggingface import read_hf_config
 from data.text.families import text_side_for, vocab_file_name
-from families.bert.config import BertConfig, ConfigError
-from modeling.encoder_interface import FAMILIES, family_of
-from families.xlnet.config import XLNET_PRESETS, XLNetConfig
+from families import registry
+from modeling.encoder_interface import family_of
+from modeling.json_config import ConfigError
 from utils.files import read_json_object
 
-CONFIG_FILES = ("bert_config.json", "xlnet_config.json", "config.json")
+OTHER_CONFIG_FILE = "config.json"  # Hugging Face's, keras-hub's, or a config of a family's fields
+
+
+def config_file_names():
+    """Every config file name looked for beside a checkpoint, the families' first."""
+    return tuple(f.config_file for f in registry.families()) + (OTHER_CONFIG_FILE,)
+
+
+def family_of_values(values, source):
+    """The family whose config has the most of the fields in `values` (a config
+    file's JSON object); `source` names it in the error when none has any."""
+    def shared(family):
+        return len(set(values) & {f.name for f in dataclasses.fields(family.config_type)})
+    best = max(registry.families(), key=shared)
+    if not shared(best):
+        raise ConfigError(f"{source}: not the config of any model family ({', '.join(registry.names())}): "
+                          f"none has a field among {sorted(values)}")
+    return best
 
 
 def read_config_file(path):
-    """`XLNetConfig` for a file with XLNet's fields (the original `xlnet_config.json`),
-    else `BertConfig`."""
+    """The config in the file at `path`: of the family whose file name it has,
+    else of the family its fields name."""
     values = read_json_object(path, ConfigError)
-    if "n_layer" in values and "model_type" not in values:
-        return XLNetConfig.from_dict(values, source=path)
-    return BertConfig.from_json_file(path)
+    family = (registry.family_with_config_file(os.path.basename(path))
+              or family_of_values(values, path))
+    return family.config_type.from_dict(values, source=path)
 
 
 def checkpoint_dir(path):
@@ -37,10 +50,9 @@ def checkpoint_dir(path):
 
 
 def config_file_beside(path):
-    """`bert_config.json`, `xlnet_config.json`, a keras-hub preset's or a Hugging
-    Face `config.json` next to the checkpoint at `path`, or None."""
+    """A family's config file or a `config.json` next to the checkpoint at `path`, or None."""
     directory = checkpoint_dir(path)
-    for name in CONFIG_FILES:
+    for name in config_file_names():
         if os.path.isfile(os.path.join(directory, name)):
             return os.path.join(directory, name)
     return None
@@ -53,23 +65,26 @@ def config_beside(path):
     if found is None:
         return None
     directory = os.path.dirname(found)
-    if keras_hub_preset.is_preset(directory):
-        return keras_hub_preset.read_config(directory)
-    if xlnet_huggingface.is_xlnet_hf_dir(directory):
-        return xlnet_huggingface.read_config(directory)
-    if os.path.basename(found) == "config.json" and "n_layer" not in read_json_object(found, ConfigError):
-        return read_hf_config(directory)
+    if os.path.basename(found) == OTHER_CONFIG_FILE:
+        for family in registry.families():
+            config = family.config_in(directory)
+            if config is not None:
+                return config
     return read_config_file(found)
 
 
-def vocab_beside(path, family="bert"):
-    """The vocabulary file of `family` (`vocab.txt`, XLNet's `spiece.model`; a
-    keras-hub preset's vocabulary) next to the checkpoint at `path`, or None."""
-    directory = checkpoint_dir(path)
-    name = (keras_hub_preset.VOCAB_FILE if keras_hub_preset.is_preset(directory)
-            else vocab_file_name(family))
-    candidate = os.path.join(directory, name)
-    return candidate if os.path.isfile(candidate) else None
+def vocab_beside(path, family):
+    """The vocabulary file of `family` next to the checkpoint at `path`, or None."""
+    return registry.family(family).vocabulary_in(checkpoint_dir(path))
+
+
+def config_from_preset(preset):
+    """The config of the family that has a preset named `preset`."""
+    for family in registry.families():
+        if preset in family.config_type.presets():
+            return family.config_type.from_preset(preset)
+    known = sorted(name for family in registry.families() for name in family.config_type.presets())
+    raise ConfigError(f"unknown preset {preset!r}; known presets: {', '.join(known)}")
 
 
 def resolve_bert_config(bert_config_file=None, preset=None, init_checkpoint=None):
@@ -79,13 +94,15 @@ def resolve_bert_config(bert_config_file=None, preset=None, init_checkpoint=None
     if bert_config_file:
         return read_config_file(bert_config_file)
     if preset:
-        return XLNetConfig.from_preset(preset) if preset in XLNET_PRESETS else BertConfig.from_preset(preset)
+        return config_from_preset(preset)
     config = config_beside(init_checkpoint) if init_checkpoint else None
     if config is None:
+        names = config_file_names()
         raise ConfigError(
-            "no model config: pass --bert_config_file (BERT's bert_config.json or XLNet's "
-            "xlnet_config.json) or --preset (no " + ", ".join(CONFIG_FILES[:-1]) + " or "
-            f"{CONFIG_FILES[-1]} beside --init_checkpoint={init_checkpoint!r})")
+            "no model config: pass --bert_config_file (a family's config file: "
+            + ", ".join(f"{f.name}'s {f.config_file}" for f in registry.families())
+            + ") or --preset (no " + ", ".join(names[:-1]) + f" or {names[-1]} beside "
+            f"--init_checkpoint={init_checkpoint!r})")
     return config
 
 
@@ -98,7 +115,7 @@ def resolve_vocab_file(vocab_file=None, init_checkpoint=None, family="bert"):
     found = vocab_beside(init_checkpoint, family) if init_checkpoint else None
     if found is None:
         raise FileNotFoundError(
-            f"no vocabulary: pass {FAMILIES[family].vocab_file_flag} (no "
+            f"no vocabulary: pass {registry.family(family).config_type.vocab_file_flag} (no "
             f"{vocab_file_name(family)} beside --init_checkpoint={init_checkpoint!r})")
     return found
 
@@ -134,11 +151,11 @@ def check_vocab_fits(config, source, vocab_file):
     try:
         size = text_side_for(family, vocab_file, do_lower_case=False).special_ids.vocab_size
     except (ValueError, RuntimeError, OSError) as e:
+        readers = ", ".join(f"a {f.name} model reads {f.text_side.model_file_name} "
+                            f"({f.config_type.vocab_file_flag})" for f in registry.families())
         raise ConfigError(
             f"{vocab_file} is not a {family} vocabulary ({vocab_file_name(family)}), which "
-            f"{source} (a {family} config) needs: {e}. A BERT model reads a WordPiece vocab.txt "
-            f"(--vocab_file), an XLNet model a SentencePiece spiece.model "
-            f"(--spiece_model_file)") from e
+            f"{source} (a {family} config) needs: {e}. {readers[0].upper()}{readers[1:]}") from e
     if size > config.vocab_size:
         field = config.vocab_size_field
         raise ConfigError(

@@ -1,16 +1,14 @@
 """Our own weights format: `weights.safetensors` keyed by Keras variable path, with
-`bert_config.json` (an XLNet's: `xlnet_config.json`) beside it. Backend-neutral:
+its family's config file (`bert_config.json`, `xlnet_config.json`) beside it. Backend-neutral:
 loads under TensorFlow or JAX."""
 
 import os
 
 import numpy as np
 
-from families.xlnet.config import XLNetConfig
 from utils.files import atomic_output
 
 WEIGHTS_FILE = "weights.safetensors"
-XLNET_CONFIG_FILE = XLNetConfig.config_file_name
 
 
 def weights_file(path):

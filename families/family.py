@@ -1,6 +1,7 @@
 """The record of a model family: everything shared code may ask of it."""
 
 import dataclasses
+import os
 
 TASKS = ("classification", "question_answering", "tagging", "multiple_choice", "feature_extraction")
 
@@ -15,14 +16,17 @@ class Family:
     `modeling.json_config.JsonConfig` with presets), `encoder_type` the Keras
     encoder built from one (see `modeling.encoder_interface`), `text_side` its
     `data.text.text_side.TextSide` class (vocabulary file names, lower-case
-    default, tokenizers, packing). `config_file` is the name of the config file
-    its checkpoints carry beside them; `tiny_preset` a preset small enough for
+    default, tokenizers, packing); `tiny_preset` a preset small enough for
     tests and demos. `command_lines` are its own scripts at the repository root
     (data writers, vocabulary builders). `hub_model(config)` makes what the TF Hub encoder
     SavedModel holds (None: the encoder alone). `checkpoint_formats` are the
     `checkpoints.formats.CheckpointFormat`s it reads beyond our own;
     `saved_weights(fmt, by_path, model)` reads our own weights of it ("ours",
-    "trainer": {variable path: array}) otherwise than by path, or None. `tasks` are the fine-tuning
+    "trainer": {variable path: array}) otherwise than by path, or None.
+    `foreign_config(directory)` reads the config of another project's layout
+    in `directory` (a Hugging Face `config.json`, a keras-hub preset) when it
+    is one of this family's, else gives None; `foreign_vocabulary(directory)`
+    names such a layout's vocabulary file, or None. `tasks` are the fine-tuning
     tasks it supports; a runner refuses the others with a clear error.
     """
 
@@ -30,13 +34,30 @@ class Family:
     config_type: type
     encoder_type: type
     text_side: type
-    config_file: str
     tiny_preset: str
     hub_model: object = None
     checkpoint_formats: tuple = ()
     saved_weights: object = None
+    foreign_config: object = None
+    foreign_vocabulary: object = None
     command_lines: tuple = ()
     tasks: tuple = TASKS
+
+    @property
+    def config_file(self):
+        """The name of the config file its checkpoints carry beside them."""
+        return self.config_type.config_file_name
+
+    def config_in(self, directory):
+        """The config of another project's layout in `directory`, or None."""
+        return self.foreign_config(directory) if self.foreign_config else None
+
+    def vocabulary_in(self, directory):
+        """The family's vocabulary file in `directory` (its own name, or a
+        foreign layout's), or None."""
+        found = self.foreign_vocabulary(directory) if self.foreign_vocabulary else None
+        candidate = found or os.path.join(directory, self.text_side.model_file_name)
+        return candidate if os.path.isfile(candidate) else None
 
     def build_encoder(self, config, **kwargs):
         """A fresh encoder of `config`; `kwargs` go to the encoder's constructor."""

@@ -7,6 +7,10 @@ import json
 from utils.files import atomic_write_text, read_json_object
 
 
+class ConfigError(ValueError):
+    """A config that cannot describe its model; the message names the file and the field."""
+
+
 class JsonConfig:
     """Mixin for a frozen dataclass config. A subclass sets `error` (its
     ValueError class) and `presets()` (name -> config) and defines `from_dict`."""

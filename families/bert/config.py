@@ -2,13 +2,9 @@
 
 import dataclasses
 
-from modeling.json_config import JsonConfig
+from modeling.json_config import ConfigError, JsonConfig
 
 _ACTIVATIONS = ("gelu", "gelu_new", "gelu_tanh", "relu", "tanh", "swish", "silu")
-
-
-class ConfigError(ValueError):
-    """A config that cannot describe a BERT; the message names the field."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -4,7 +4,7 @@ and named presets."""
 
 import dataclasses
 
-from modeling.json_config import JsonConfig
+from modeling.json_config import ConfigError, JsonConfig
 
 _ACTIVATIONS = ("gelu", "gelu_new", "gelu_tanh", "relu")
 _ATTENTION_TYPES = ("bi", "uni")
@@ -15,7 +15,7 @@ PRETRAINING_SEQ_LEN = 512
 PRETRAINING_ONLY = ("mem_len", "reuse_len", "bi_data", "same_length", "clamp_len")
 
 
-class XLNetConfigError(ValueError):
+class XLNetConfigError(ConfigError):
     """A config that cannot describe an XLNet; the message names the field."""
 
 

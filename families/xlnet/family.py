@@ -1,12 +1,19 @@
 """XLNet (Yang et al. 2019) in the family registry."""
 
 from families.family import Family
+from families.xlnet.checkpoints import huggingface
 from families.xlnet.checkpoints.formats import FORMATS, saved_weights
 from families.xlnet.config import XLNetConfig
 from families.xlnet.encoder import XLNetEncoder
 from families.xlnet.text_side import XLNetText
 
+
+def foreign_config(directory):
+    """A Hugging Face XLNet's config in `directory`, or None."""
+    return huggingface.read_config(directory) if huggingface.is_xlnet_hf_dir(directory) else None
+
+
 FAMILY = Family(name="xlnet", config_type=XLNetConfig, encoder_type=XLNetEncoder, text_side=XLNetText,
-                config_file="xlnet_config.json", tiny_preset="xlnet_tiny",
-                checkpoint_formats=FORMATS, saved_weights=saved_weights,
+                tiny_preset="xlnet_tiny",
+                checkpoint_formats=FORMATS, saved_weights=saved_weights, foreign_config=foreign_config,
                 command_lines=("build_spm_vocab.py", "create_xlnet_pretraining_data.py"))

@@ -8,7 +8,7 @@ from absl import logging
 
 from families.xlnet.checkpoints import huggingface as xlnet_huggingface
 from checkpoints.loader import CheckpointMismatchError, detect_format, load_tensors
-from checkpoints.ours import XLNET_CONFIG_FILE, save_weights
+from checkpoints.ours import save_weights
 from checkpoints.tf_checkpoint import write_name_based, write_object_based
 from families.xlnet.checkpoints.formats import FORMATS, tf1_tensors
 from families.xlnet.checkpoints.model_garden_names import tf1_to_model_garden
@@ -63,4 +63,4 @@ def write_parts(parts, loaded, output_format, output_dir):
         return
     else:
         raise ValueError(f"output format {output_format!r} is not one of {OUTPUT_FORMATS}")
-    parts.config.to_json_file(os.path.join(output_dir, XLNET_CONFIG_FILE))
+    parts.config.to_json_file(os.path.join(output_dir, parts.config.config_file_name))
