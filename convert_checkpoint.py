@@ -27,7 +27,7 @@ import shutil
 from absl import app, flags, logging
 
 from families.bert.checkpoints import keras_hub_preset
-from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
+from checkpoints.companion_files import resolve_encoder_config, resolve_vocab_file
 from families.bert.checkpoints.export_formats import to_hf, to_tf1
 from families.bert.checkpoints.huggingface import write_hf_dir
 from checkpoints.loader import load_into
@@ -56,7 +56,7 @@ def define_flags():
 
 def convert(init_checkpoint, output_dir, output_format, bert_config_file=None, vocab_file=None,
             do_lower_case=True, preset=None):
-    config = resolve_bert_config(bert_config_file, preset, init_checkpoint)
+    config = resolve_encoder_config(bert_config_file, preset, init_checkpoint)
     if isinstance(config, XLNetConfig):
         return convert_xlnet(init_checkpoint, output_dir, output_format, config, vocab_file)
     if output_format == "model_garden":

@@ -99,14 +99,14 @@ def main(_):
         raise app.UsageError("--learning_rates / --num_restarts pick the best run on dev: "
                              "add --do_eval")
     reader = make_reader()
-    vocab_file, bert_config = model_files_from_flags()
+    vocab_file, encoder_config = model_files_from_flags()
     tasks = []
 
     def run_one(run):
         keras.utils.clear_session()
         tasks.append(ClassificationTask(ClassificationConfig(
-            reader=reader, vocab_file=vocab_file, bert_config=bert_config,
-            cache_dir=options.output_dir, do_lower_case=do_lower_case_from_flags(bert_config),
+            reader=reader, vocab_file=vocab_file, encoder_config=encoder_config,
+            cache_dir=options.output_dir, do_lower_case=do_lower_case_from_flags(encoder_config),
             max_seq_length=FLAGS.max_seq_length, init_checkpoint=FLAGS.init_checkpoint,
             trim_padding=options.distribution_strategy != "tpu" and not options.jit_compile,
             group_by_length=FLAGS.group_by_length,

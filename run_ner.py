@@ -83,12 +83,12 @@ def main(_):
     if FLAGS.export_dir and FLAGS.feature_based:
         raise app.UsageError("--export_dir exports fine-tuned models; not with --feature_based")
     options = RunOptions.from_flags()
-    vocab_file, bert_config = model_files_from_flags()
+    vocab_file, encoder_config = model_files_from_flags()
     config = TaggingConfig(
         data_dir=FLAGS.data_dir,
         vocab_file=vocab_file,
-        bert_config=bert_config,
-        do_lower_case=do_lower_case_from_flags(bert_config), max_seq_length=FLAGS.max_seq_length,
+        encoder_config=encoder_config,
+        do_lower_case=do_lower_case_from_flags(encoder_config), max_seq_length=FLAGS.max_seq_length,
         doc_stride=FLAGS.doc_stride, document_context=FLAGS.document_context,
         labels=tuple(FLAGS.labels) if FLAGS.labels else None, tag_column=FLAGS.tag_column,
         init_checkpoint=FLAGS.init_checkpoint, feature_based=FLAGS.feature_based,

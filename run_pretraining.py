@@ -26,7 +26,7 @@ import sys
 
 from absl import app, flags, logging
 
-from checkpoints.companion_files import check_vocab_fits, config_source, resolve_bert_config
+from checkpoints.companion_files import check_vocab_fits, config_source, resolve_encoder_config
 from data.pretraining import features as F
 from families.bert.pretraining.config import MaskingOptions
 from data.pretraining.corpus_reader import expand_input_files
@@ -95,7 +95,7 @@ def dynamic_masker():
 
 def bert_task():
     """(task, config, its source, the config's file name, vocab size, id features)."""
-    config = resolve_bert_config(FLAGS.bert_config_file, FLAGS.preset, FLAGS.init_checkpoint)
+    config = resolve_encoder_config(FLAGS.bert_config_file, FLAGS.preset, FLAGS.init_checkpoint)
     source = config_source(FLAGS.bert_config_file, FLAGS.preset, FLAGS.init_checkpoint)
     if FLAGS.vocab_file:
         check_vocab_fits(config, source, FLAGS.vocab_file)

@@ -79,12 +79,12 @@ def main(_):
     if (FLAGS.do_predict or FLAGS.do_eval) and not FLAGS.predict_file:
         raise app.UsageError("--do_predict / --do_eval need --predict_file")
     options = RunOptions.from_flags()
-    vocab_file, bert_config = model_files_from_flags()
+    vocab_file, encoder_config = model_files_from_flags()
     task = QuestionAnsweringTask(QuestionAnsweringConfig(
         vocab_file=vocab_file,
-        bert_config=bert_config,
+        encoder_config=encoder_config,
         train_file=FLAGS.train_file, predict_file=FLAGS.predict_file,
-        do_lower_case=do_lower_case_from_flags(bert_config), max_seq_length=FLAGS.max_seq_length,
+        do_lower_case=do_lower_case_from_flags(encoder_config), max_seq_length=FLAGS.max_seq_length,
         doc_stride=FLAGS.doc_stride, max_query_length=FLAGS.max_query_length,
         version_2_with_negative=FLAGS.version_2_with_negative, n_best_size=FLAGS.n_best_size,
         max_answer_length=FLAGS.max_answer_length,

@@ -49,12 +49,12 @@ FLAGS = flags.FLAGS
 def main(_):
     check_fine_tuning_flags()
     options = RunOptions.from_flags()
-    vocab_file, bert_config = model_files_from_flags()
+    vocab_file, encoder_config = model_files_from_flags()
     task = MultipleChoiceTask(MultipleChoiceConfig(
         data_dir=FLAGS.data_dir,
         vocab_file=vocab_file,
-        bert_config=bert_config,
-        do_lower_case=do_lower_case_from_flags(bert_config), max_seq_length=FLAGS.max_seq_length,
+        encoder_config=encoder_config,
+        do_lower_case=do_lower_case_from_flags(encoder_config), max_seq_length=FLAGS.max_seq_length,
         init_checkpoint=FLAGS.init_checkpoint, skip_bad_rows=FLAGS.skip_bad_rows,
         trim_padding=options.distribution_strategy != "tpu" and not options.jit_compile,
         seed=FLAGS.seed))

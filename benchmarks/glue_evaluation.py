@@ -44,7 +44,7 @@ def _ours(args, config, reader, split, cache_dir):
     from tasks.run_options import RunOptions
     from tasks.trainer import Trainer
     task = ClassificationTask(ClassificationConfig(
-        reader=reader, vocab_file=args.vocab_file, bert_config=config, cache_dir=cache_dir,
+        reader=reader, vocab_file=args.vocab_file, encoder_config=config, cache_dir=cache_dir,
         max_seq_length=args.seq, trim_padding=not args.worker.endswith("full_length")))
     trainer = Trainer(task, RunOptions(output_dir=os.path.join(cache_dir, "run"),
                                        mixed_precision="bf16" if "bf16" in args.worker else "none"))

@@ -87,7 +87,7 @@ def config_from_preset(preset):
     raise ConfigError(f"unknown preset {preset!r}; known presets: {', '.join(known)}")
 
 
-def resolve_bert_config(bert_config_file=None, preset=None, init_checkpoint=None):
+def resolve_encoder_config(bert_config_file=None, preset=None, init_checkpoint=None):
     """An explicit config file, else a preset, else the config beside the checkpoint."""
     if bert_config_file and preset:
         raise ConfigError("give --bert_config_file or --preset, not both")
@@ -122,18 +122,18 @@ def resolve_vocab_file(vocab_file=None, init_checkpoint=None, family="bert"):
 
 def resolve_model_files(vocab_file=None, bert_config_file=None, preset=None, init_checkpoint=None):
     """(vocab file, encoder config) of a task model (fine-tuning, features, TF
-    Hub) as `resolve_bert_config` and `resolve_vocab_file` find them (the
+    Hub) as `resolve_encoder_config` and `resolve_vocab_file` find them (the
     vocabulary of the config's family), checked to fit each other
     (`check_vocab_fits`). The config is `for_fine_tuning`: a pretraining
     output_dir's settings (XLNet's `bi_data`, memory) do not reach the task."""
-    config = resolve_bert_config(bert_config_file, preset, init_checkpoint).for_fine_tuning()
+    config = resolve_encoder_config(bert_config_file, preset, init_checkpoint).for_fine_tuning()
     vocab_file = resolve_vocab_file(vocab_file, init_checkpoint, family_of(config))
     check_vocab_fits(config, config_source(bert_config_file, preset, init_checkpoint), vocab_file)
     return vocab_file, config
 
 
 def config_source(bert_config_file=None, preset=None, init_checkpoint=None):
-    """Where `resolve_bert_config` takes the config from, for messages."""
+    """Where `resolve_encoder_config` takes the config from, for messages."""
     if bert_config_file:
         return bert_config_file
     if preset:

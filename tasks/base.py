@@ -51,9 +51,9 @@ from modeling.encoder_interface import family_of
 
 
 def text_side(config):
-    """The `TextSide` of `config.bert_config`'s encoder family over
+    """The `TextSide` of `config.encoder_config`'s encoder family over
     `config.vocab_file` (that family's vocabulary file), as a task config holds them."""
-    return text_side_for(family_of(config.bert_config), config.vocab_file, config.do_lower_case)
+    return text_side_for(family_of(config.encoder_config), config.vocab_file, config.do_lower_case)
 
 
 class Task(abc.ABC):

@@ -9,7 +9,6 @@ import numpy as np
 import tensorflow as tf
 
 from data.classification.features import cached_tfrecord, parse_batch, sort_by_length
-from families.bert.config import BertConfig
 from modeling.encoder_interface import build_encoder
 from modeling.task_models import SequenceClassifier
 from tasks.base import FineTuningTask, text_side
@@ -24,14 +23,14 @@ _BATCHES_PER_LENGTH_GROUP = 50
 @dataclasses.dataclass
 class ClassificationConfig:
     """`reader` is a `data.classification.glue_readers.GlueReader` or
-    `data.classification.custom_reader.CustomReader`; `bert_config` is the
+    `data.classification.custom_reader.CustomReader`; `encoder_config` is the
     encoder's config (any family: an `XLNetConfig` too) and `vocab_file` that
     family's vocabulary file (`vocab.txt`, `spiece.model`); cached TFRecords
     go to `cache_dir`."""
 
     reader: object
     vocab_file: str
-    bert_config: BertConfig
+    encoder_config: object  # the encoder config of any family
     cache_dir: str
     do_lower_case: bool = True
     max_seq_length: int = 128
@@ -109,8 +108,8 @@ class ClassificationTask(FineTuningTask):
     def build_model(self):
         dropout = self.config.dropout_rate
         if dropout is None:
-            dropout = self.config.bert_config.hidden_dropout_prob
-        return SequenceClassifier(build_encoder(self.config.bert_config), self.num_outputs,
+            dropout = self.config.encoder_config.hidden_dropout_prob
+        return SequenceClassifier(build_encoder(self.config.encoder_config), self.num_outputs,
                               dropout_rate=dropout)
 
     def build_dataset(self, split, batch_size, training, input_context=None):
@@ -200,6 +199,6 @@ class ClassificationTask(FineTuningTask):
     def export_meta(self):
         config = self.config
         return ExportMeta("regression" if self.is_regression else "classification",
-                          config.bert_config, config.vocab_file, config.do_lower_case,
+                          config.encoder_config, config.vocab_file, config.do_lower_case,
                           config.max_seq_length, self.reader.label_list, paired=self.reader.paired,
                           task_model=self.task_model_config())

@@ -17,7 +17,6 @@ from absl import logging
 
 from data.multiple_choice.features import NO_LABEL, encode_examples
 from data.multiple_choice.swag_reader import read_multiple_choice_file
-from families.bert.config import BertConfig
 from modeling.encoder_interface import build_encoder
 from modeling.task_models import MultipleChoiceClassifier
 from tasks.array_dataset import array_dataset
@@ -48,7 +47,7 @@ def find_split_file(data_dir, split):
 class MultipleChoiceConfig:
     data_dir: str
     vocab_file: str
-    bert_config: BertConfig
+    encoder_config: object  # the encoder config of any family
     do_lower_case: bool = True
     max_seq_length: int = 128
     init_checkpoint: str = None
@@ -65,7 +64,7 @@ class MultipleChoiceTask(FineTuningTask):
 
     Example:
     >>> task = MultipleChoiceTask(MultipleChoiceConfig(
-    ...     data_dir="swag", vocab_file="vocab.txt", bert_config=config))
+    ...     data_dir="swag", vocab_file="vocab.txt", encoder_config=config))
     >>> model = task.build_model(); task.initialize(model)
     >>> features, labels = next(iter(task.build_dataset("dev", 8, training=False)))
     >>> model(features)["logits"].shape
@@ -105,8 +104,8 @@ class MultipleChoiceTask(FineTuningTask):
     def build_model(self):
         dropout = self.config.dropout_rate
         if dropout is None:
-            dropout = self.config.bert_config.hidden_dropout_prob
-        return MultipleChoiceClassifier(build_encoder(self.config.bert_config), dropout_rate=dropout)
+            dropout = self.config.encoder_config.hidden_dropout_prob
+        return MultipleChoiceClassifier(build_encoder(self.config.encoder_config), dropout_rate=dropout)
 
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training: shuffled, repeated, full batches. Otherwise one pass.
@@ -162,6 +161,6 @@ class MultipleChoiceTask(FineTuningTask):
 
     def export_meta(self):
         config = self.config
-        return ExportMeta("multiple_choice", config.bert_config, config.vocab_file,
+        return ExportMeta("multiple_choice", config.encoder_config, config.vocab_file,
                           config.do_lower_case, config.max_seq_length,
                           task_model=self.task_model_config())

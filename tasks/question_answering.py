@@ -23,7 +23,6 @@ from absl import logging
 
 from data.question_answering.features import check_lengths, convert_examples_to_features
 from data.question_answering.squad_reader import read_squad_file
-from families.bert.config import BertConfig
 from modeling.encoder_interface import ENCODER_INPUTS, family_of
 from tasks.array_dataset import array_dataset
 from tasks.base import FineTuningTask, text_side
@@ -39,7 +38,7 @@ class QuestionAnsweringConfig:
     `start_n_top` and `end_n_top` size its beam and mean nothing to BERT)."""
 
     vocab_file: str
-    bert_config: BertConfig
+    encoder_config: object  # the encoder config of any family
     train_file: str = None
     predict_file: str = None
     do_lower_case: bool = True
@@ -62,9 +61,9 @@ class QuestionAnsweringConfig:
             if not 1 <= getattr(self, name) <= self.max_seq_length:
                 raise ValueError(f"{name} must be in [1, max_seq_length={self.max_seq_length}], "
                                  f"got {getattr(self, name)}")
-        if self.max_seq_length > self.bert_config.max_position_embeddings:
+        if self.max_seq_length > self.encoder_config.max_position_embeddings:
             raise ValueError(f"max_seq_length {self.max_seq_length} exceeds the model's "
-                             f"max_position_embeddings {self.bert_config.max_position_embeddings}")
+                             f"max_position_embeddings {self.encoder_config.max_position_embeddings}")
 
     @property
     def postprocess(self):
@@ -111,7 +110,7 @@ class QuestionAnsweringTask(FineTuningTask):
     def __init__(self, config):
         self.config = config
         self.text_side = text_side(config)
-        self.head = HEADS[family_of(config.bert_config)](config)
+        self.head = HEADS[family_of(config.encoder_config)](config)
         self._splits = {}
         self._answers = (None, None)  # (raw predictions, their `SquadPredictions`)
 
@@ -244,7 +243,7 @@ class QuestionAnsweringTask(FineTuningTask):
 
     def export_meta(self):
         config = self.config
-        return ExportMeta("squad", config.bert_config, config.vocab_file, config.do_lower_case,
+        return ExportMeta("squad", config.encoder_config, config.vocab_file, config.do_lower_case,
                           config.max_seq_length, doc_stride=config.doc_stride,
                           squad={name: getattr(config, name) for name in SQUAD_OPTIONS},
                           task_model=self.task_model_config())

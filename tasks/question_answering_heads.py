@@ -38,7 +38,7 @@ class StartEndHead:
         self.na_prob_thresh = OFFICIAL_NA_PROB_THRESH
 
     def build_model(self):
-        return SpanLabeler(build_encoder(self.config.bert_config))
+        return SpanLabeler(build_encoder(self.config.encoder_config))
 
     def inputs(self, features, training):
         return {}
@@ -83,8 +83,8 @@ class BeamHead:
 
     def build_model(self):
         config = self.config
-        return XLNetSpanLabeler(build_encoder(config.bert_config), config.start_n_top,
-                                config.end_n_top, config.bert_config.hidden_dropout_prob)
+        return XLNetSpanLabeler(build_encoder(config.encoder_config), config.start_n_top,
+                                config.end_n_top, config.encoder_config.hidden_dropout_prob)
 
     def inputs(self, features, training):
         inputs = {"p_mask": np.stack([f.p_mask for f in features]),

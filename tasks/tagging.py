@@ -21,7 +21,6 @@ from absl import logging
 
 from data.tagging.conll_reader import check_labels, labels_from_sentences, read_tagged_file
 from data.tagging.features import build_tagging_features
-from families.bert.config import BertConfig
 from modeling.encoder_interface import build_encoder
 from modeling.feature_based_tagger import LAYER_COMBINATIONS, FeatureBasedTagger
 from modeling.task_models import TokenClassifier
@@ -55,12 +54,12 @@ class TaggingConfig:
     `feature_layers`: a layer combination (`LAYER_COMBINATIONS`) with `feature_based`.
     `trim_padding`: cut each batch to its longest window, and evaluate and
     predict from the shortest window to the longest (not for TPUs, which need
-    fixed shapes). `bert_config` is the encoder's config (any family:
+    fixed shapes). `encoder_config` is the encoder's config (any family:
     an `XLNetConfig` too) and `vocab_file` that family's vocabulary file."""
 
     data_dir: str
     vocab_file: str
-    bert_config: BertConfig
+    encoder_config: object  # the encoder config of any family
     do_lower_case: bool = True
     max_seq_length: int = 128
     doc_stride: int = 64
@@ -183,8 +182,8 @@ class TaggingTask(FineTuningTask):
         config = self.config
         dropout = config.dropout_rate
         if dropout is None:
-            dropout = config.bert_config.hidden_dropout_prob
-        encoder = build_encoder(config.bert_config)
+            dropout = config.encoder_config.hidden_dropout_prob
+        encoder = build_encoder(config.encoder_config)
         if config.feature_based:
             return FeatureBasedTagger(encoder, len(self.labels), config.feature_layers,
                                       config.lstm_units, config.lstm_layers, dropout)
@@ -246,7 +245,7 @@ class TaggingTask(FineTuningTask):
         config = self.config
         if config.feature_based:
             return None
-        return ExportMeta("ner", config.bert_config, config.vocab_file, config.do_lower_case,
+        return ExportMeta("ner", config.encoder_config, config.vocab_file, config.do_lower_case,
                           config.max_seq_length, tuple(self.labels), doc_stride=config.doc_stride,
                           task_model=self.task_model_config())
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from families.bert.checkpoints import keras_hub_preset
-from checkpoints.companion_files import resolve_bert_config, resolve_vocab_file
+from checkpoints.companion_files import resolve_encoder_config, resolve_vocab_file
 from checkpoints.loader import CheckpointMismatchError, detect_format, load_into
 from checkpoints.ours import read_weights, save_weights
 from convert_checkpoint import convert
@@ -74,7 +74,7 @@ def test_preset_layout_and_round_trip_are_lossless(tiny):
     assert tokenizer["lowercase"] and tokenizer["strip_accents"]
 
     assert detect_format(preset) == "keras_hub"
-    assert resolve_bert_config(init_checkpoint=preset) == CONFIG
+    assert resolve_encoder_config(init_checkpoint=preset) == CONFIG
     vocab_file = resolve_vocab_file(init_checkpoint=preset)
     assert Vocab.from_file(vocab_file).tokens == Vocab.from_file(tiny["vocab_file"]).tokens
 
@@ -86,7 +86,7 @@ def test_preset_layout_and_round_trip_are_lossless(tiny):
     assert encoder_paths < set(original)
     for path in encoder_paths:
         np.testing.assert_array_equal(returned[path], original[path], err_msg=path)
-    assert resolve_bert_config(init_checkpoint=back) == CONFIG
+    assert resolve_encoder_config(init_checkpoint=back) == CONFIG
 
 
 def test_runner_reads_a_preset_alone(tiny):
@@ -133,17 +133,17 @@ def test_damaged_presets_name_the_file_or_variable(tiny):
     _edit_json(os.path.join(other_class, "config.json"),
                lambda c: c.update(class_name="GPT2Backbone"))
     with pytest.raises(keras_hub_preset.PresetError, match=r"config\.json: class_name 'GPT2Backbone'"):
-        resolve_bert_config(init_checkpoint=other_class)
+        resolve_encoder_config(init_checkpoint=other_class)
 
     no_key = _copy(tiny, "no_key")
     _edit_json(os.path.join(no_key, "config.json"), lambda c: c["config"].pop("num_heads"))
     with pytest.raises(keras_hub_preset.PresetError, match=r"config\.json: config lacks \['num_heads'\]"):
-        resolve_bert_config(init_checkpoint=no_key)
+        resolve_encoder_config(init_checkpoint=no_key)
 
     wrong_shape = _copy(tiny, "wrong_shape")
     _edit_json(os.path.join(wrong_shape, "config.json"),
                lambda c: c["config"].update(intermediate_dim=2 * CONFIG.intermediate_size))
-    wider = BertEncoder(resolve_bert_config(init_checkpoint=wrong_shape))
+    wider = BertEncoder(resolve_encoder_config(init_checkpoint=wrong_shape))
     with pytest.raises(CheckpointMismatchError, match=r"transformer_layer_0/intermediate/kernel: "
                                                       r"checkpoint has shape \[32, 64\]"):
         load_into(wider, wrong_shape)
@@ -174,7 +174,7 @@ def test_keras_hub_loads_our_preset_and_we_load_its_own(tiny):
     saved = str(tiny["tmp"] / "saved_by_keras_hub")
     backbone.save_to_preset(saved)
     keras_hub.models.BertTokenizer.from_preset(preset).save_to_preset(saved)
-    config = resolve_bert_config(init_checkpoint=saved)
+    config = resolve_encoder_config(init_checkpoint=saved)
     assert config == CONFIG.replace(hidden_act="gelu_new", attention_probs_dropout_prob=0.1,
                                     hidden_dropout_prob=0.1, initializer_range=0.02)
     reread = BertEncoder(config)
@@ -210,7 +210,7 @@ def test_minilm_through_the_converter_cli_matches_keras_hub(tmp_path):
 
     inputs = _inputs(vocab_file)
     backbone = keras_hub.models.BertBackbone.from_preset(preset)
-    config = resolve_bert_config(init_checkpoint=preset)
+    config = resolve_encoder_config(init_checkpoint=preset)
     assert config.hidden_act == "gelu"  # what MiniLM was trained with, kept in metadata.json
     ours = BertEncoder(config.replace(hidden_act="gelu_new"))
     assert not load_into(ours, preset, strict=True).missing
@@ -224,7 +224,7 @@ def test_bfloat16_preset_saved_by_keras_hub_loads_exactly(tmp_path):
         vocabulary_size=30, num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=16,
         max_sequence_length=12, dtype="bfloat16")
     backbone.save_to_preset(str(tmp_path))
-    ours = BertEncoder(resolve_bert_config(init_checkpoint=str(tmp_path)))
+    ours = BertEncoder(resolve_encoder_config(init_checkpoint=str(tmp_path)))
     load_into(ours, str(tmp_path), strict=True)
     np.testing.assert_array_equal(ours.word_embeddings.numpy(),
                                   np.asarray(backbone.token_embedding.embeddings.numpy(), np.float32))

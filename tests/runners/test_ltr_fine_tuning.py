@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from checkpoints.companion_files import resolve_bert_config
+from checkpoints.companion_files import resolve_encoder_config
 from families.bert.checkpoints.keras_hub_preset import PresetError
 from checkpoints.loader import load_into
 from convert_checkpoint import convert
@@ -92,6 +92,6 @@ def test_converted_checkpoints_keep_the_causal_config(fine_tuned, uncased_vocab_
     pretrained = str(fine_tuned / "pretrained")
     for output_format in ("tf1", "hf"):
         convert(pretrained, str(tmp_path / output_format), output_format)
-        assert resolve_bert_config(init_checkpoint=str(tmp_path / output_format)).causal_attention
+        assert resolve_encoder_config(init_checkpoint=str(tmp_path / output_format)).causal_attention
     with pytest.raises(PresetError, match="causal_attention"):
         convert(pretrained, str(tmp_path / "keras_hub"), "keras_hub", vocab_file=uncased_vocab_file)

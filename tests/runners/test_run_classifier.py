@@ -78,7 +78,7 @@ def test_fine_tunes_mnli_and_writes_every_output(tmp_path, uncased_vocab_file):
 def sts_task(tmp_path, uncased_vocab_file):
     return ClassificationTask(ClassificationConfig(
         reader=GlueReader("STS-B", os.path.join(FIXTURES, "glue_sts-b")),
-        vocab_file=uncased_vocab_file, bert_config=TINY_CONFIG,
+        vocab_file=uncased_vocab_file, encoder_config=TINY_CONFIG,
         cache_dir=str(tmp_path), max_seq_length=24))
 
 
@@ -112,7 +112,7 @@ def test_regression_loss_metrics_and_prediction_order(sts_task, tmp_path):
 def test_evaluation_batches_of_neighbouring_lengths_change_no_output(tmp_path, uncased_vocab_file):
     task = ClassificationTask(ClassificationConfig(
         reader=GlueReader("MNLI", os.path.join(FIXTURES, "glue_mnli")),
-        vocab_file=uncased_vocab_file, bert_config=TINY_CONFIG,
+        vocab_file=uncased_vocab_file, encoder_config=TINY_CONFIG,
         cache_dir=str(tmp_path), max_seq_length=32))
     model = task.build_model()
     trimmed, widths = logits_by_example(task, model, "train", 4)
@@ -135,7 +135,7 @@ def test_group_by_length_cuts_padding_and_keeps_examples(tmp_path, uncased_vocab
     def batches(group_by_length):
         task = ClassificationTask(ClassificationConfig(
             reader=GlueReader("MNLI", os.path.join(FIXTURES, "glue_mnli")),
-            vocab_file=uncased_vocab_file, bert_config=TINY_CONFIG,
+            vocab_file=uncased_vocab_file, encoder_config=TINY_CONFIG,
             cache_dir=str(tmp_path), max_seq_length=32, group_by_length=group_by_length))
         dataset = task.build_dataset("train", 3, training=True)
         return [(f["input_word_ids"].shape[1], l["example_index"].numpy().tolist())

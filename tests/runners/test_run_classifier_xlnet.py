@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from checkpoints.companion_files import resolve_bert_config, resolve_model_files, resolve_vocab_file
+from checkpoints.companion_files import resolve_encoder_config, resolve_model_files, resolve_vocab_file
 from checkpoints.loader import CheckpointMismatchError, load_into
 from export.export_model import build_task_model
 from families.bert.config import ConfigError
@@ -124,14 +124,14 @@ def test_task_models_take_the_fine_tuning_config_of_a_pretraining_run(xlnet_pret
     """Every task and export finds its config with `resolve_model_files`;
     pretraining and conversion read the file as written."""
     assert resolve_model_files(init_checkpoint=xlnet_pretrained)[1] == CONFIG
-    assert resolve_bert_config(init_checkpoint=xlnet_pretrained) == PRETRAINING_CONFIG
+    assert resolve_encoder_config(init_checkpoint=xlnet_pretrained) == PRETRAINING_CONFIG
 
 
 def test_messages_name_xlnet_s_file_field_and_flag(xlnet_release, tmp_path):
     spiece_model = os.path.join(os.path.dirname(xlnet_release), "spiece.model")
     with pytest.raises(ConfigError, match="or XLNet's xlnet_config.json.*no bert_config.json, "
                                           "xlnet_config.json or config.json beside"):
-        resolve_bert_config(init_checkpoint=str(tmp_path))
+        resolve_encoder_config(init_checkpoint=str(tmp_path))
     with pytest.raises(FileNotFoundError, match="pass --spiece_model_file \\(no spiece.model beside"):
         resolve_vocab_file(init_checkpoint=str(tmp_path), family="xlnet")
     small = str(tmp_path / "xlnet_config.json")

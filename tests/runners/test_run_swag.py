@@ -30,7 +30,7 @@ def data_dir(tmp_path):
 
 def test_loss_falls_on_the_fixture(data_dir, tmp_path, uncased_vocab_file):
     task = MultipleChoiceTask(MultipleChoiceConfig(
-        data_dir=data_dir, vocab_file=uncased_vocab_file, bert_config=TINY_CONFIG, max_seq_length=32))
+        data_dir=data_dir, vocab_file=uncased_vocab_file, encoder_config=TINY_CONFIG, max_seq_length=32))
     trainer = Trainer(task, RunOptions(output_dir=str(tmp_path / "run"), log_steps=1,
                                        save_checkpoints_steps=100, seed=1))
     records = trainer.train(8, 20, OptimizerConfig(learning_rate=1e-3, weight_decay_rate=0.0))

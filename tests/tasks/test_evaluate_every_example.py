@@ -92,7 +92,7 @@ def test_classifier_evaluates_every_dev_example(tmp_path, uncased_vocab_file):
     """MNLI dev files of 9 and 6 examples, evaluation batches of 16."""
     task = ClassificationTask(ClassificationConfig(
         reader=GlueReader("MNLI", os.path.join(FIXTURES, "glue_mnli")),
-        vocab_file=uncased_vocab_file, bert_config=TINY.replace(vocab_size=30522),
+        vocab_file=uncased_vocab_file, encoder_config=TINY.replace(vocab_size=30522),
         cache_dir=str(tmp_path), max_seq_length=32))
     output_dir = str(tmp_path / "out")
     results = fine_tune(task, RunOptions(output_dir=output_dir), FineTuningSettings(

@@ -24,7 +24,7 @@ def _data_dir(tmp_path, train="swag_train.csv", dev="swag_train.csv", test="swag
 
 def _task(data_dir, vocab_file, **config):
     return MultipleChoiceTask(MultipleChoiceConfig(
-        data_dir=data_dir, vocab_file=vocab_file, bert_config=TINY_CONFIG, max_seq_length=SEQ,
+        data_dir=data_dir, vocab_file=vocab_file, encoder_config=TINY_CONFIG, max_seq_length=SEQ,
         **config))
 
 

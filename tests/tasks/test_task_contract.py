@@ -117,7 +117,7 @@ def test_initialize_requires_every_encoder_variable_for_every_task(tmp_path,
     save_weights(smaller, str(tmp_path / "smaller"))
     task = MultipleChoiceTask(MultipleChoiceConfig(
         data_dir=str(tmp_path), vocab_file=uncased_vocab_file,
-        bert_config=CONFIG.replace(vocab_size=30522), max_seq_length=16,
+        encoder_config=CONFIG.replace(vocab_size=30522), max_seq_length=16,
         init_checkpoint=str(tmp_path / "smaller")))
     with pytest.raises(CheckpointMismatchError, match="has no value for .* encoder variables"):
         task.initialize(task.build_model())

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from checkpoints.companion_files import resolve_bert_config
+from checkpoints.companion_files import resolve_encoder_config
 from checkpoints.tf_checkpoint import read_tensors, write_name_based
 from families.xlnet.checkpoints.parts import parts_to_tf1
 from convert_checkpoint import convert
@@ -32,7 +32,7 @@ def original(tmp_path):
 
 
 def test_the_config_beside_an_original_checkpoint_is_an_xlnet_config(original):
-    config = resolve_bert_config(init_checkpoint=original[0])
+    config = resolve_encoder_config(init_checkpoint=original[0])
     assert config == TINY.replace(dropout=0.1, dropatt=0.1)  # run options take their defaults
 
 
@@ -78,7 +78,7 @@ def test_a_directory_saved_by_transformers_converts_with_its_config(tmp_path):
     from tests.families.xlnet.hf_reference import hf_model, hf_tensors
     model = hf_model(TINY, model_class=transformers.XLNetForQuestionAnswering)
     model.save_pretrained(str(tmp_path / "hf"))
-    assert resolve_bert_config(init_checkpoint=str(tmp_path / "hf")) == TINY.replace(dropatt=0.1)
+    assert resolve_encoder_config(init_checkpoint=str(tmp_path / "hf")) == TINY.replace(dropatt=0.1)
     report = convert(str(tmp_path / "hf"), str(tmp_path / "tf1"), "tf1")
     assert not report.unused and not report.missing
     back = read_tensors(str(tmp_path / "tf1" / "xlnet_model.ckpt"))
