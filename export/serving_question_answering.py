@@ -5,7 +5,7 @@
 words at SQuAD whitespace and into pieces, the question is cut to
 `max_query_length` pieces, windows of the context start `doc_stride` pieces
 apart, the model scores every window, and the family's head is read as
-`tasks/question_answering_heads.py` reads it in Python (`GRAPH_HEADS`): BERT's
+`tasks/question_answering_heads.py` reads it in Python (`graph_head`): BERT's
 start/end logits by `tasks/question_answering_answers.py`'s rules (n-best
 search with max-context windows, the original `get_final_text`, and for v2.0
 the null answer and its threshold), XLNet's start x end beam by
@@ -39,7 +39,7 @@ from data.question_answering import graph_features
 from data.text.graph_segments import flatten_words
 from export.serving_module import ServingModule, text_spec
 from tasks import question_answering_graph_answers
-from tasks.question_answering_graph_heads import GRAPH_HEADS
+from tasks.question_answering_graph_heads import graph_head
 
 WARMUP = (("Which city is the capital of France?",
            "Paris is the capital and most populous city of France."),
@@ -67,13 +67,13 @@ def folded_words(tokenizer, texts):
 class SquadAnswerer:
     """The graph from (question, context) strings to answers; `model` is the
     family's span labeler and `text_side` its text side, which picks the
-    reader of its outputs (`GRAPH_HEADS`)."""
+    reader of its outputs (`graph_head`)."""
 
     def __init__(self, model, text_side, options):
         self.model = model
         self.options = options
         self.text_side = text_side
-        self.head = GRAPH_HEADS[text_side.family]
+        self.head = graph_head(text_side.family)
         self.tokenizer = text_side.graph_tokenizer()
         self.basic_tokenizer = self.head.basic_tokenizer(text_side, self.tokenizer)
 

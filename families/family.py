@@ -7,6 +7,20 @@ TASKS = ("classification", "question_answering", "tagging", "multiple_choice", "
 
 
 @dataclasses.dataclass(frozen=True)
+class QuestionAnswering:
+    """A family's own SQuAD layout and head, where it is not BERT's span head:
+    `windows` lays a window out in Python (as
+    `data.question_answering.features.QuestionFirst`), `head` is the task's
+    head (as `tasks.question_answering_heads.StartEndHead`), `graph_head` its
+    reader in the SavedModel (as
+    `tasks.question_answering_graph_heads.StartEndReader`)."""
+
+    windows: type
+    head: type
+    graph_head: type
+
+
+@dataclasses.dataclass(frozen=True)
 class Family:
     """What a family declares, in its own home, for tasks, runners, checkpoints
     and exports to use it without naming it.
@@ -26,7 +40,8 @@ class Family:
     `foreign_config(directory)` reads the config of another project's layout
     in `directory` (a Hugging Face `config.json`, a keras-hub preset) when it
     is one of this family's, else gives None; `foreign_vocabulary(directory)`
-    names such a layout's vocabulary file, or None. `tasks` are the fine-tuning
+    names such a layout's vocabulary file, or None. `question_answering` is
+    its own SQuAD layout and head, None for BERT's span head. `tasks` are the fine-tuning
     tasks it supports; a runner refuses the others with a clear error.
     """
 
@@ -40,6 +55,7 @@ class Family:
     saved_weights: object = None
     foreign_config: object = None
     foreign_vocabulary: object = None
+    question_answering: QuestionAnswering = None
     command_lines: tuple = ()
     tasks: tuple = TASKS
 

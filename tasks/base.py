@@ -37,8 +37,8 @@ encoder family's text side (`text_side(config)`: tokenizer, special tokens,
 packing): classification, multiple choice,
 tagging (each word's pieces from the text side, word by word) and question
 answering (its windows laid out and its head picked by the family:
-`data.question_answering.features.WINDOW_LAYOUTS`,
-`tasks.question_answering_heads.HEADS`) take any family's.
+`data.question_answering.features.window_layout`,
+`tasks.question_answering_heads.question_answering_head`) take any family's.
 """
 
 import abc

@@ -28,7 +28,7 @@ from tasks.array_dataset import array_dataset
 from tasks.base import FineTuningTask, text_side
 from tasks.export_meta import SQUAD_OPTIONS, ExportMeta
 from tasks.question_answering_answers import PostprocessConfig, write_predictions
-from tasks.question_answering_heads import HEADS
+from tasks.question_answering_heads import question_answering_head
 from tasks.question_answering_metrics import squad_v1_scores, squad_v2_scores
 
 
@@ -90,7 +90,7 @@ class QuestionAnsweringTask(FineTuningTask):
     gives `start_logits` and `end_logits` [batch, seq]. XLNet's windows also
     feed `p_mask` and `cls_index` (and in training `start_positions`), its
     training labels add `is_impossible`, and its model gives the beam and
-    `cls_logits` (`modeling.task_models.XLNetSpanLabeler`).
+    `cls_logits` (`families.xlnet.span_labeler.XLNetSpanLabeler`).
 
     Example:
     >>> task = QuestionAnsweringTask(QuestionAnsweringConfig(
@@ -110,7 +110,7 @@ class QuestionAnsweringTask(FineTuningTask):
     def __init__(self, config):
         self.config = config
         self.text_side = text_side(config)
-        self.head = HEADS[family_of(config.encoder_config)](config)
+        self.head = question_answering_head(family_of(config.encoder_config))(config)
         self._splits = {}
         self._answers = (None, None)  # (raw predictions, their `SquadPredictions`)
 

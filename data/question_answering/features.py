@@ -8,7 +8,7 @@ window where it has the most context (`is_max_context`). Training windows
 carry the answer's start/end index, or the null position's (`cls_index`) when
 the answer is not inside the window or the question has none (v2.0).
 
-The family's text side picks the layout (`WINDOW_LAYOUTS`): BERT's
+The family picks the layout (`window_layout`: its record's, else BERT's): BERT's
 `[CLS] question [SEP] paragraph [SEP]` padded on the right, the null answer at
 [CLS] (position 0); XLNet's `paragraph <sep> question <sep> <cls>` as its
 original (the paragraph first: in pretraining the second segment is the
@@ -17,7 +17,7 @@ last; relative attention makes the outputs of real tokens independent of where
 the padding sits. Context pieces are mapped to the reader's whitespace
 `doc_tokens`: BERT's are each word tokenized alone, as its original; XLNet's
 are the paragraph's pieces as its original tokenizes it, cut at word starts
-(`_ParagraphFirst.word_pieces`).
+(`families.xlnet.question_answering.windows.ParagraphFirst.word_pieces`).
 
 One choice beyond the original: a context with no word pieces (empty, or only
 characters the tokenizer drops) still yields one window holding the question
@@ -33,7 +33,7 @@ import dataclasses
 import numpy as np
 
 from data.text.families import as_text_side
-from families.xlnet.tokenizer import SPIECE_UNDERLINE
+from families import registry
 
 FIRST_UNIQUE_ID = 1000000000
 
@@ -124,7 +124,7 @@ def improve_answer_span(doc_pieces, start, end, tokenizer, answer_text):
     return start, end
 
 
-class _QuestionFirst:
+class QuestionFirst:
     """BERT: `[CLS] question [SEP] paragraph [SEP]`, padded on the right."""
 
     @staticmethod
@@ -145,46 +145,6 @@ class _QuestionFirst:
     def tokens(query, doc, doc_offset):
         """The window's pieces by position, up to the padding."""
         return ["[CLS]", *query, "[SEP]", *doc, "[SEP]"]
-
-
-class _ParagraphFirst:
-    """XLNet: `paragraph <sep> question <sep> <cls>`, padded on the left."""
-
-    @staticmethod
-    def word_pieces(tokenizer, example):
-        """The paragraph's pieces, as the original tokenizes it, cut into the
-        `doc_tokens` words at each word-start piece. SentencePiece pieces never
-        cross whitespace, but on a tie between two segmentations of a word its
-        choice can depend on the text before, so the word alone may differ.
-        When the word starts do not match the words (a character that is
-        whitespace to the tokenizer but not to the reader, a word tokenized to
-        nothing), each word is tokenized alone."""
-        groups = []
-        for piece in tokenizer.tokenize(example.context):
-            if piece.startswith(SPIECE_UNDERLINE) or not groups:
-                groups.append([])
-            groups[-1].append(piece)
-        if len(groups) == len(example.doc_tokens):
-            return groups
-        return [tokenizer.tokenize(word) for word in example.doc_tokens]
-
-    @staticmethod
-    def ids(text, pieces):
-        return [text.tokenizer.sp.piece_to_id(p) for p in pieces]
-
-    @staticmethod
-    def pack(text, query_ids, doc_ids, max_seq_length):
-        word_ids, mask, type_ids = text.pack(doc_ids, query_ids, max_seq_length)
-        return word_ids, mask, type_ids, max_seq_length - int(mask.sum()), max_seq_length - 1
-
-    @staticmethod
-    def tokens(query, doc, doc_offset):
-        """The window's pieces by position, padding first (an empty question has
-        no second `<sep>`, as `pack` packs it)."""
-        return ["<pad>"] * doc_offset + [*doc, "<sep>", *query] + ["<sep>"] * bool(query) + ["<cls>"]
-
-
-WINDOW_LAYOUTS = {"bert": _QuestionFirst, "xlnet": _ParagraphFirst}
 
 
 class _ContextPieces:
@@ -208,6 +168,13 @@ class _ContextPieces:
         return self._value
 
 
+def window_layout(family):
+    """How `family` lays out a window: its record's `question_answering.windows`,
+    else BERT's question-first layout."""
+    parts = registry.family(family).question_answering
+    return parts.windows if parts else QuestionFirst
+
+
 def check_lengths(max_seq_length, max_query_length, doc_stride):
     """The original's sanity rule: a window must have room for context pieces."""
     if max_seq_length <= max_query_length + 3:
@@ -223,7 +190,7 @@ def convert_examples_to_features(examples, text, max_seq_length, doc_stride,
     `first_unique_id`; `text` is a `TextSide` (or BERT's `FullTokenizer`)."""
     check_lengths(max_seq_length, max_query_length, doc_stride)
     text = as_text_side(text)
-    layout = WINDOW_LAYOUTS[text.family]
+    layout = window_layout(text.family)
     tokenizer = text.tokenizer
     context_pieces = _ContextPieces(tokenizer, layout)
     features, unique_id = [], first_unique_id

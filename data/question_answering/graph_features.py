@@ -3,7 +3,7 @@
 
 Everything is batched: a request of (question, context) rows becomes flat
 tensors over all rows' words, pieces and windows, with the row of each. The
-window layouts are `features.WINDOW_LAYOUTS`' in the graph: `QuestionFirst`
+window layouts are `features.window_layout`'s in the graph: `QuestionFirst`
 (BERT) and `ParagraphFirst` (XLNet).
 """
 

@@ -1,10 +1,13 @@
 """XLNet (Yang et al. 2019) in the family registry."""
 
-from families.family import Family
+from families.family import Family, QuestionAnswering
 from families.xlnet.checkpoints import huggingface
 from families.xlnet.checkpoints.formats import FORMATS, saved_weights
 from families.xlnet.config import XLNetConfig
 from families.xlnet.encoder import XLNetEncoder
+from families.xlnet.question_answering.graph_head import BeamReader
+from families.xlnet.question_answering.head import BeamHead
+from families.xlnet.question_answering.windows import ParagraphFirst
 from families.xlnet.text_side import XLNetText
 
 
@@ -16,4 +19,5 @@ def foreign_config(directory):
 FAMILY = Family(name="xlnet", config_type=XLNetConfig, encoder_type=XLNetEncoder, text_side=XLNetText,
                 tiny_preset="xlnet_tiny",
                 checkpoint_formats=FORMATS, saved_weights=saved_weights, foreign_config=foreign_config,
+                question_answering=QuestionAnswering(ParagraphFirst, BeamHead, BeamReader),
                 command_lines=("build_spm_vocab.py", "create_xlnet_pretraining_data.py"))

@@ -7,7 +7,8 @@ import keras
 import numpy as np
 
 from modeling.encoder_interface import build_encoder
-from modeling.task_models import SpanLabeler, XLNetSpanLabeler
+from families.xlnet.span_labeler import XLNetSpanLabeler
+from modeling.task_models import SpanLabeler
 from families.xlnet.encoder import XLNetEncoder
 from tests.families.xlnet.cases import TINY
 from tests.families.xlnet.tolerance import UNIT_ROUNDOFF, dense_bound, float32_bound

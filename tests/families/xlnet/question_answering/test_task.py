@@ -11,12 +11,12 @@ import pytest
 from families.xlnet.checkpoints.parts import load_hf_xlnet
 from data.question_answering import features as squad_features, squad_reader
 from families.xlnet.text_side import XLNetText
-from modeling.task_models import XLNetSpanLabeler
+from families.xlnet.span_labeler import XLNetSpanLabeler
 from families.xlnet.encoder import XLNetEncoder
 from tasks.question_answering import QuestionAnsweringConfig
 from tasks.question_answering_answers import PostprocessConfig
 from families.xlnet.question_answering.beam import postprocess_beam
-from tasks.question_answering_heads import BeamHead
+from families.xlnet.question_answering.head import BeamHead
 from tests.families.xlnet.cases import TINY
 from tests.families.xlnet.tolerance import UNIT_ROUNDOFF
 from tests.families.xlnet.spiece_model import LINES, learn_spiece_model
