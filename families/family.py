@@ -26,7 +26,7 @@ class Family:
     and exports to use it without naming it.
 
     `name` is what `export_meta.json` records as `encoder_family` and what
-    `--family` flags take. `config_type` is its encoder config (a
+    `--family` flags take; `title` how people write it ("BERT", "XLNet"). `config_type` is its encoder config (a
     `modeling.json_config.JsonConfig` with presets), `encoder_type` the Keras
     encoder built from one (see `modeling.encoder_interface`), `text_side` its
     `data.text.text_side.TextSide` class (vocabulary file names, lower-case
@@ -37,6 +37,8 @@ class Family:
     `checkpoints.formats.CheckpointFormat`s it reads beyond our own;
     `saved_weights(fmt, by_path, model)` reads our own weights of it ("ours",
     "trainer": {variable path: array}) otherwise than by path, or None.
+    `convert(init_checkpoint, output_dir, output_format, config, vocab_file,
+    do_lower_case)` writes one of its checkpoints in one of `output_formats`.
     `foreign_config(directory)` reads the config of another project's layout
     in `directory` (a Hugging Face `config.json`, a keras-hub preset) when it
     is one of this family's, else gives None; `foreign_vocabulary(directory)`
@@ -46,6 +48,7 @@ class Family:
     """
 
     name: str
+    title: str
     config_type: type
     encoder_type: type
     text_side: type
@@ -53,6 +56,8 @@ class Family:
     hub_model: object = None
     checkpoint_formats: tuple = ()
     saved_weights: object = None
+    convert: object = None
+    output_formats: tuple = ()
     foreign_config: object = None
     foreign_vocabulary: object = None
     question_answering: QuestionAnswering = None

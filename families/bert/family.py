@@ -3,7 +3,7 @@
 import json
 import os
 
-from families.bert.checkpoints import keras_hub_preset
+from families.bert.checkpoints import convert, keras_hub_preset
 from families.bert.checkpoints.formats import FORMATS
 from families.bert.checkpoints.huggingface import read_hf_config
 from families.bert.config import BertConfig
@@ -40,9 +40,10 @@ def foreign_vocabulary(directory):
     return None
 
 
-FAMILY = Family(name="bert", config_type=BertConfig, encoder_type=BertEncoder, text_side=WordPieceText,
+FAMILY = Family(name="bert", title="BERT", config_type=BertConfig, encoder_type=BertEncoder, text_side=WordPieceText,
                 tiny_preset="bert_tiny_uncased", hub_model=masked_lm_model,
                 checkpoint_formats=FORMATS, foreign_config=foreign_config,
+                convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
                 foreign_vocabulary=foreign_vocabulary,
                 command_lines=("build_vocab.py", "create_pretraining_data.py", "pack_pretraining_data.py",
                                "data/build_vocab.py", "data/create_pretraining_data.py",

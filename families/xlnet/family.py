@@ -1,7 +1,7 @@
 """XLNet (Yang et al. 2019) in the family registry."""
 
 from families.family import Family, QuestionAnswering
-from families.xlnet.checkpoints import huggingface
+from families.xlnet.checkpoints import convert, huggingface
 from families.xlnet.checkpoints.formats import FORMATS, saved_weights
 from families.xlnet.config import XLNetConfig
 from families.xlnet.encoder import XLNetEncoder
@@ -16,8 +16,9 @@ def foreign_config(directory):
     return huggingface.read_config(directory) if huggingface.is_xlnet_hf_dir(directory) else None
 
 
-FAMILY = Family(name="xlnet", config_type=XLNetConfig, encoder_type=XLNetEncoder, text_side=XLNetText,
+FAMILY = Family(name="xlnet", title="XLNet", config_type=XLNetConfig, encoder_type=XLNetEncoder, text_side=XLNetText,
                 tiny_preset="xlnet_tiny",
                 checkpoint_formats=FORMATS, saved_weights=saved_weights, foreign_config=foreign_config,
+                convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
                 question_answering=QuestionAnswering(ParagraphFirst, BeamHead, BeamReader),
                 command_lines=("build_spm_vocab.py", "create_xlnet_pretraining_data.py"))

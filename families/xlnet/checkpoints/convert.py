@@ -3,6 +3,7 @@ holds, and written out in another: the original TF1 layout, Hugging Face, the
 Model Garden's `XLNetBase` object checkpoint, or ours."""
 
 import os
+import shutil
 
 from absl import logging
 
@@ -64,3 +65,15 @@ def write_parts(parts, loaded, output_format, output_dir):
     else:
         raise ValueError(f"output format {output_format!r} is not one of {OUTPUT_FORMATS}")
     parts.config.to_json_file(os.path.join(output_dir, parts.config.config_file_name))
+
+
+def convert(init_checkpoint, output_dir, output_format, config, vocab_file=None, do_lower_case=False):
+    """Writes XLNet's checkpoint at `init_checkpoint` (heads kept) as
+    `output_format`; returns the `LoadReport` of the read. Its SentencePiece
+    model keeps its own casing: `do_lower_case` is not used."""
+    parts, report = read_parts(init_checkpoint, config)
+    logging.info(report.summary())
+    write_parts(parts, set(report.loaded), output_format, output_dir)
+    if vocab_file:
+        shutil.copyfile(vocab_file, os.path.join(output_dir, "spiece.model"))
+    return report

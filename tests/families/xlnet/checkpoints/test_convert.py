@@ -69,7 +69,7 @@ def test_the_command_line_converts_and_refuses_what_a_family_cannot_write(tmp_pa
     assert (tmp_path / "out" / "xlnet_config.json").exists()
     refused = subprocess.run(run + ["--output_format=keras_hub", f"--output_dir={tmp_path / 'kh'}"], cwd=ROOT,
                              env=env, capture_output=True, text=True)
-    assert refused.returncode != 0 and "keras_hub is written for BERT only" in refused.stderr
+    assert refused.returncode != 0 and "keras_hub is written for BERT only, not XLNet" in refused.stderr
 
 
 def test_a_directory_saved_by_transformers_converts_with_its_config(tmp_path):
