@@ -20,6 +20,7 @@ import sys
 
 from absl import app, flags, logging
 
+from families.bert.pretraining.chunks import ChunkProcessor
 from families.bert.pretraining.config import OBJECTIVES, MaskingOptions, PretrainingDataConfig
 from data.pretraining.corpus_reader import CorpusError
 from data.pretraining.writer import output_paths, shard_lines, summary_lines, write_pretraining_data
@@ -89,6 +90,7 @@ def main(argv):
             do_lower_case=FLAGS.do_lower_case,
             num_workers=FLAGS.num_workers,
             documents_per_chunk=FLAGS.documents_per_chunk,
+            processor_class=ChunkProcessor,
         )
     except (CorpusError, OutputDirError, VocabError, ValueError) as e:
         sys.exit(f"error: {e}")

@@ -31,6 +31,7 @@ from bert import create_pretraining_data as original  # noqa: E402  (defines the
 from bert import tokenization  # noqa: E402
 
 from data.pretraining import features as F  # noqa: E402
+from families.bert.pretraining.chunks import ChunkProcessor  # noqa: E402
 from families.bert.pretraining.config import MaskingOptions, PretrainingDataConfig  # noqa: E402
 from data.pretraining.corpus_reader import expand_input_files  # noqa: E402
 from data.pretraining.record_statistics import read_examples, statistics  # noqa: E402
@@ -84,8 +85,8 @@ def main(argv):
     with tempfile.TemporaryDirectory() as work:
         start = time.time()
         counts = write_pretraining_data(
-            files, [os.path.join(work, "ours")], vocab_file, config, num_workers=FLAGS.num_workers
-        )
+            files, [os.path.join(work, "ours")], vocab_file, config, num_workers=FLAGS.num_workers,
+            processor_class=ChunkProcessor)
         print(f"ours: {time.time() - start:.0f} s", flush=True)
         for line in summary_lines(counts, config):
             print("  " + line)

@@ -39,6 +39,8 @@ class Family:
     "trainer": {variable path: array}) otherwise than by path, or None.
     `convert(init_checkpoint, output_dir, output_format, config, vocab_file,
     do_lower_case)` writes one of its checkpoints in one of `output_formats`.
+    `pretraining` names the module of its part of `run_pretraining.py`
+    (`define_flags()`, `build_task()`, `check_run(files, replicas, slices)`).
     `foreign_config(directory)` reads the config of another project's layout
     in `directory` (a Hugging Face `config.json`, a keras-hub preset) when it
     is one of this family's, else gives None; `foreign_vocabulary(directory)`
@@ -58,6 +60,7 @@ class Family:
     saved_weights: object = None
     convert: object = None
     output_formats: tuple = ()
+    pretraining: str = None
     foreign_config: object = None
     foreign_vocabulary: object = None
     question_answering: QuestionAnswering = None

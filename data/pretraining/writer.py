@@ -18,7 +18,6 @@ import time
 from absl import logging
 
 from data.pretraining import corpus_reader
-from families.bert.pretraining.chunks import ChunkProcessor
 from data.pretraining.records_metadata import output_name, remove_metadata, write_metadata
 from data.pretraining.tfrecord_writer import ShardedRecordWriter
 from utils.output_dir_lock import output_file_lock
@@ -50,7 +49,8 @@ def write_pretraining_data(
     num_workers=1,
     documents_per_chunk=2000,
     log_every_seconds=10.0,
-    processor_class=ChunkProcessor,
+    *,
+    processor_class,
 ):
     """Writes the TFRecords and returns the summary counts (a dict); a corpus
     that yields no instance is an error and leaves no output.

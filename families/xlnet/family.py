@@ -21,4 +21,5 @@ FAMILY = Family(name="xlnet", title="XLNet", config_type=XLNetConfig, encoder_ty
                 checkpoint_formats=FORMATS, saved_weights=saved_weights, foreign_config=foreign_config,
                 convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
                 question_answering=QuestionAnswering(ParagraphFirst, BeamHead, BeamReader),
+                pretraining="families.xlnet.pretraining.run",
                 command_lines=("build_spm_vocab.py", "create_xlnet_pretraining_data.py"))

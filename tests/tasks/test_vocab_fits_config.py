@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from checkpoints.companion_files import resolve_model_files
+from families.bert.pretraining.chunks import ChunkProcessor
 from families.bert.pretraining.config import PretrainingDataConfig
 from data.pretraining.dataset import RecordLayoutError, check_record_ids
 from data.pretraining.writer import write_pretraining_data
@@ -55,7 +56,7 @@ def test_pretraining_records_with_ids_past_vocab_size_are_refused(tmp_path, unca
     records = str(tmp_path / "train.tfrecord")
     write_pretraining_data(os.path.join(FIXTURES, "pretraining_corpus.txt"), [records],
                            uncased_vocab_file, PretrainingDataConfig(max_seq_length=64, dupe_factor=1),
-                           log_every_seconds=1e9)
+                           log_every_seconds=1e9, processor_class=ChunkProcessor)
     check_record_ids(records, 30522, "bert_config.json")
     with pytest.raises(RecordLayoutError, match=f"{records}: token id .* but bert_config.json has "
                                                 "vocab_size=1000"):

@@ -13,6 +13,7 @@ import tensorflow as tf
 from tests.conftest import FIXTURES
 
 from data.pretraining import features as F
+from families.bert.pretraining.chunks import ChunkProcessor
 from families.bert.pretraining.config import MaskingOptions, PretrainingDataConfig
 from data.pretraining.dataset import RecordLayoutError, pretraining_dataset
 from families.bert.pretraining.text_dataset import text_pretraining_dataset
@@ -34,7 +35,8 @@ def write_ours(path, vocab_file, **masking):
     config = PretrainingDataConfig(
         max_seq_length=128, dupe_factor=3, random_seed=5, masking=MaskingOptions(max_predictions_per_seq=20, **masking)
     )
-    write_pretraining_data(CORPUS, [str(path)], vocab_file, config, log_every_seconds=1e9)
+    write_pretraining_data(CORPUS, [str(path)], vocab_file, config, log_every_seconds=1e9,
+                           processor_class=ChunkProcessor)
     return str(path)
 
 
@@ -118,7 +120,8 @@ def test_a_record_of_another_layout_is_an_error_naming_the_feature(tmp_path, rec
 
 def test_no_nsp_records_are_read_without_labels(tmp_path, uncased_vocab_file):
     config = PretrainingDataConfig(max_seq_length=64, dupe_factor=1, objective="mlm")
-    write_pretraining_data(CORPUS, [str(tmp_path / "mlm")], uncased_vocab_file, config, log_every_seconds=1e9)
+    write_pretraining_data(CORPUS, [str(tmp_path / "mlm")], uncased_vocab_file, config, log_every_seconds=1e9,
+                           processor_class=ChunkProcessor)
     batch = next(iter(pretraining_dataset(str(tmp_path / "mlm"), 2, 64, next_sentence_labels=False)))
     assert F.NEXT_SENTENCE_LABELS not in batch
     with pytest.raises(RecordLayoutError, match="next_sentence_labels"):

@@ -9,6 +9,7 @@ import os
 import pytest
 import sentencepiece as spm
 
+from families.bert.pretraining.chunks import ChunkProcessor
 from families.bert.pretraining.config import MaskingOptions, PretrainingDataConfig
 from data.pretraining.dataset import pretraining_dataset
 from data.pretraining.records_metadata import (RecordLayoutError, check_vocab_size, metadata_path,
@@ -76,7 +77,7 @@ def test_bert_records_and_packed_rows_carry_their_settings(tmp_path, uncased_voc
     records = str(tmp_path / "seq64.tfrecord")
     config = PretrainingDataConfig(max_seq_length=64, dupe_factor=2, masking=MaskingOptions(max_predictions_per_seq=10))
     write_pretraining_data(os.path.join(FIXTURES, "pretraining_corpus.txt"), [records], uncased_vocab_file, config,
-                           log_every_seconds=1e9)
+                           log_every_seconds=1e9, processor_class=ChunkProcessor)
     settings = read_metadata(records)["settings"]
     assert read_metadata(records)["family"] == "bert"
     assert {name: settings[name] for name in ("max_seq_length", "max_predictions_per_seq", "next_sentence_labels",

@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import FIXTURES, ROOT
 
 from data.pretraining import features as F
+from families.bert.pretraining.chunks import ChunkProcessor
 from families.bert.pretraining.config import MaskingOptions, PretrainingDataConfig
 from data.pretraining.corpus_reader import CorpusError
 from data.pretraining.record_statistics import read_examples, statistics
@@ -34,8 +35,8 @@ def generate(tmp_path, vocab_file, inputs=CORPUS, shards=1, workers=1, do_lower_
     """Writes records for `inputs`; returns (examples, counts, paths)."""
     paths = output_paths(str(tmp_path / "out.tfrecord"), shards)
     counts = write_pretraining_data(
-        inputs, paths, vocab_file, make_config(**settings), do_lower_case, workers, chunk, log_every_seconds=1e9
-    )
+        inputs, paths, vocab_file, make_config(**settings), do_lower_case, workers, chunk, log_every_seconds=1e9,
+        processor_class=ChunkProcessor)
     return read_examples(paths), counts, paths
 
 
@@ -302,7 +303,7 @@ def test_shards_without_records_are_not_written_and_readers_skip_empty_ones(tmp_
     corpus = write_text(tmp_path, "two.txt", "The first sentence.\nThe second one.\n")
     paths = output_paths(str(tmp_path / "out" / "out.tfrecord"), 4)
     counts = write_pretraining_data(corpus, paths, uncased_vocab_file, make_config(dupe_factor=1),
-                                    log_every_seconds=1e9)
+                                    log_every_seconds=1e9, processor_class=ChunkProcessor)
     written = [p for p, n in zip(paths, counts["records_per_shard"]) if n]
     assert 0 < len(written) < 4 and sum(counts["records_per_shard"]) == counts["instances"]
     names = [os.path.basename(p) for p in written]

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from families.bert.pretraining.chunks import ChunkProcessor
 from families.bert.pretraining.config import PretrainingDataConfig
 from data.pretraining.writer import write_pretraining_data
 from pack_pretraining_data import pack_pretraining_files
@@ -46,7 +47,7 @@ def test_the_bert_writer_and_the_packer_take_the_lock(tmp_path, uncased_vocab_fi
         if writer == "create_pretraining_data":
             write_pretraining_data(os.path.join(FIXTURES, "pretraining_corpus.txt"), [output],
                                    uncased_vocab_file, PretrainingDataConfig(max_seq_length=64, dupe_factor=1),
-                                   log_every_seconds=1e9)
+                                   log_every_seconds=1e9, processor_class=ChunkProcessor)
         else:
             records = write_records(tmp_path / "in.tfrecord", count=8, seq_length=32, predictions=4)
             pack_pretraining_files(records, output, 32, 4, max_sequences_per_pack=2)
