@@ -9,6 +9,18 @@ from modeling.initializers import bert_initializer
 from modeling.layer_norm import LayerNorm
 
 
+def tied_logits(x, table):
+    """[..., hidden] times a [vocab, hidden] table (transposed) -> [..., vocab], as one 2-D matmul.
+
+    A 3-D input times a 2-D table is a broadcast batch matmul on TensorFlow, whose
+    gradient for the table is one [hidden, vocab] product per batch row, summed
+    afterwards: with it the main job's pretraining step (batch 128, 1,442 tokens)
+    took 1.4x the CPU time.
+    """
+    logits = ops.matmul(ops.reshape(x, (-1, x.shape[-1])), ops.transpose(table))
+    return ops.reshape(logits, (*ops.shape(x)[:-1], table.shape[0]))
+
+
 def gather_positions(sequence, positions):
     """[batch, seq, hidden] at int [batch, n] positions -> [batch, n, hidden]."""
     return ops.take_along_axis(sequence, ops.expand_dims(ops.cast(positions, "int32"), -1), axis=1)
@@ -50,7 +62,7 @@ class MaskedLMHead(keras.layers.Layer):
     def call(self, sequence_output, masked_positions):
         x = self.layer_norm(self.transform(gather_positions(sequence_output, masked_positions)))
         table = ops.cast(self.embedding_layer.embeddings, x.dtype)
-        logits = ops.einsum("bph,vh->bpv", x, table)
+        logits = tied_logits(x, table)
         return ops.cast(logits, "float32") + ops.cast(self.output_bias, "float32")
 
     def compute_output_shape(self, sequence_output_shape, masked_positions_shape=None):

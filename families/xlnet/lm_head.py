@@ -3,6 +3,8 @@
 import keras
 from keras import ops
 
+from modeling.heads import tied_logits
+
 
 @keras.saving.register_keras_serializable(package="bert_garden")
 class XLNetLMHead(keras.layers.Layer):
@@ -26,7 +28,7 @@ class XLNetLMHead(keras.layers.Layer):
 
     def call(self, hidden):
         table = ops.cast(self.embedding_layer.embeddings, hidden.dtype)
-        logits = ops.einsum("bih,vh->biv", hidden, table)
+        logits = tied_logits(hidden, table)
         return ops.cast(logits, "float32") + ops.cast(self.bias, "float32")
 
     def compute_output_shape(self, hidden_shape):

@@ -83,6 +83,29 @@ def test_xla_step_matches_the_plain_step(records, tmp_path):
     assert_same_weights(weights(plain), weights(xla))
 
 
+def test_steps_per_loop_and_a_resume_at_its_boundary_change_nothing(records, tmp_path):
+    """Four updates in one call of the train loop give one call per update's
+    weights and logs bit for bit, and so does a run resumed from its step-2
+    checkpoint (as if killed between the saves at steps 2 and 4)."""
+    def train(name, steps_per_loop):
+        run = trainer(records, tmp_path / name, steps_per_loop=steps_per_loop, log_steps=4,
+                      save_checkpoints_steps=2)
+        logs = run.train(batch_size=8, num_steps=4, optimizer=OptimizerConfig())
+        return weights(run), [{k: v for k, v in r.items() if k != "examples_per_second"}
+                              for r in logs]
+
+    one_per_call, logs = train("one_per_call", 1)
+    four_per_call, four_logs = train("four_per_call", 4)
+    assert four_logs == logs
+    train("resumed", 2)
+    for path in (tmp_path / "resumed").glob("ckpt-4.*"):
+        path.unlink()
+    resumed, _ = train("resumed", 2)  # a new trainer: a restarted process
+    for name, run in [("four_per_call", four_per_call), ("resumed", resumed)]:
+        for path, value in one_per_call.items():
+            np.testing.assert_array_equal(run[path], value, err_msg=f"{name}: {path}")
+
+
 def test_fp16_trains_with_loss_scaling_and_evaluates(records, tmp_path):
     run = trainer(records, tmp_path, mixed_precision="fp16", log_steps=2)
     assert run.model.get_layer("masked_lm").compute_dtype == "float16"
