@@ -9,7 +9,7 @@ import tensorflow as tf
 from keras import ops
 
 from modeling.heads import MaskedLMHead, tied_logits
-from modeling.xlnet.lm_head import XLNetLMHead
+from families.xlnet.lm_head import XLNetLMHead
 
 EPS = 2.0 ** -24  # float32 unit roundoff
 
