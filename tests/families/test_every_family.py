@@ -1,0 +1,502 @@
+"""Every registered model family, tested the same way: its record, its encoder
+(serialised and rebuilt, under JAX, under mixed bfloat16), its text side
+(Python ids equal the graph's) and each fine-tuning task it declares, run as a
+user runs it, with the exports served in a fresh process.
+
+A family joins by being registered (`families/registry.py`) and giving a kit,
+`tests/families/<name>/kit.py`: `vocabulary(tmp_path_factory)` (the path of a
+vocabulary file of its text side) and `tiny_config()` (a config of its
+`config_type` small enough for tests, whose vocabulary size fits that file).
+"""
+
+import csv
+import importlib
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+from seqeval.metrics import f1_score
+
+from checkpoints.ours import save_weights
+from data.question_answering.squad_reader import read_squad_file
+from data.text.text_side import TextPacker
+from families import registry
+from families.family import TASKS
+from modeling.encoder_interface import ENCODER_OUTPUTS, check_encoder
+from tests.conftest import FIXTURES, ROOT, read_json, read_squad_predictions
+from tests.data.text.test_text_side import TEXTS_A, TEXTS_B
+from tests.export_harness import HOSTILE_TEXTS, run_fresh
+
+ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
+SQUAD_FILE = os.path.join(FIXTURES, "squad_v2_tiny.json")
+CONLL_DIR = os.path.join(FIXTURES, "conll_tiny")
+SEQ_LENGTH = 16
+HUB_SEQ_LENGTH = 32
+# A small batch: a pair, a single text padded, and one cut to SEQ_LENGTH.
+BATCH_A = ["The red dog barks at night.", "A cat.", "Every cow eats grass in the morning " * 3]
+BATCH_B = ["My dog likes bones.", "", "so it moos."]
+FEATURE_LINES = ["The red dog barks at night. ||| Every dog eats bones.", "A cat meows.", ""]
+# Dev (= test) sentences of the classification run: 5 examples, so that no
+# proper subset of them has the accuracy of all five unless that is 0 or 1.
+HOUSES = [("The red house has two doors.", "yes"), ("The old house has no doors.", "no"),
+          ("A tall house.", "no"), ("Red doors!", "yes"), ("The house is red.", "yes")]
+TRAIN_HOUSES = HOUSES + [("An old door.", "no"), ("Green rooms.", "no"), ("red", "yes")]
+SERVED = ("classification", "question_answering", "tagging", "multiple_choice")
+
+
+@pytest.fixture(scope="module", params=registry.names())
+def name(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def family(name):
+    return registry.family(name)
+
+
+@pytest.fixture(scope="module")
+def kit(name):
+    return importlib.import_module(f"tests.families.{name}.kit")
+
+
+@pytest.fixture(scope="module")
+def vocabulary(kit, tmp_path_factory):
+    return kit.vocabulary(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def config(kit):
+    return kit.tiny_config()
+
+
+@pytest.fixture(scope="module")
+def text_side(family, vocabulary):
+    return family.text_side.from_file(vocabulary, family.text_side.do_lower_case_default)
+
+
+@pytest.fixture(scope="module")
+def batch(text_side):
+    """Encoder inputs of a small batch, made by the family's own text side."""
+    return text_side.encode_texts(BATCH_A, BATCH_B, SEQ_LENGTH)
+
+
+@pytest.fixture(scope="module")
+def encoder(family, config):
+    keras.utils.set_random_seed(1)
+    return family.build_encoder(config)
+
+
+def outputs_of(encoder, inputs):
+    """Every encoder output as numpy, `encoder_outputs` stacked: [layers, batch, seq, hidden]."""
+    outputs = encoder(inputs, training=False)
+    assert set(outputs) == set(ENCODER_OUTPUTS)
+    return {key: np.stack([keras.ops.convert_to_numpy(v) for v in value])
+            if isinstance(value, (list, tuple)) else keras.ops.convert_to_numpy(value)
+            for key, value in outputs.items()}
+
+
+def real_tokens(outputs, mask):
+    """The outputs at real tokens only (padding has no defined value)."""
+    real = mask.astype(bool)
+    return {"sequence_output": outputs["sequence_output"][real],
+            "encoder_outputs": outputs["encoder_outputs"][:, real],
+            "pooled_output": outputs["pooled_output"]}
+
+
+def float32_tolerance(encoder, outputs):
+    """The same float32 computation in another summation order: each of the L
+    layers sums at most n products per value (n: the largest kernel fan-in, or
+    the sequence length over which attention sums), a rounding of eps each, on
+    values of about the outputs' scale (LayerNorm keeps them near unit size)."""
+    layers = outputs["encoder_outputs"].shape[0]
+    fan_in = max([int(np.prod(w.shape[:-1])) for w in encoder.weights if w.path.endswith("kernel")]
+                 + [SEQ_LENGTH])
+    scale = max(1.0, max(float(np.abs(v).max()) for v in outputs.values()))
+    return layers * fan_in * float(np.finfo(np.float32).eps) * scale
+
+
+# 1. The record.
+
+def test_the_record_is_complete_and_consistent(name, family, kit):
+    assert family.name == name
+    assert family.text_side.family == name
+    assert family.config_file.endswith(".json") and os.path.basename(family.config_file) == \
+        family.config_file
+    assert set(family.tasks) <= set(TASKS) and family.tasks
+    preset = family.config_type.from_preset(family.tiny_preset)
+    assert type(preset) is family.config_type and registry.family_of(preset) is family
+    check_encoder(family.build_encoder(preset))
+    tiny = kit.tiny_config()
+    assert registry.family_of(tiny) is family
+    assert registry.family_with_config_file(family.config_file) is family
+
+
+# 2. Build, serialise, rebuild.
+
+def test_config_round_trips_through_its_dict_and_json_file(family, config, tmp_path):
+    assert family.config_type.from_dict(config.to_dict()) == config
+    path = str(tmp_path / family.config_file)
+    config.to_json_file(path)
+    assert family.config_type.from_json_file(path) == config
+    assert read_json(path) == json.loads(json.dumps(config.to_dict()))
+
+
+def test_the_encoder_rebuilt_from_its_serialisation_computes_the_same(encoder, config, batch):
+    rebuilt = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(encoder))
+    assert type(rebuilt) is type(encoder) and rebuilt.config == config
+    assert [w.path for w in rebuilt.weights] == [w.path for w in encoder.weights]
+    rebuilt.set_weights(encoder.get_weights())
+    expected, got = outputs_of(encoder, batch), outputs_of(rebuilt, batch)
+    for key in ENCODER_OUTPUTS:  # the same ops on the same values in the same process
+        np.testing.assert_array_equal(got[key], expected[key], err_msg=key)
+
+
+# 3. Both backends.
+
+def test_the_jax_backend_computes_the_same(name, family, encoder, config, batch, tmp_path):
+    pytest.importorskip("jax")
+    config.to_json_file(str(tmp_path / family.config_file))
+    encoder.save_weights(str(tmp_path / "encoder.weights.h5"))
+    np.savez(tmp_path / "inputs.npz", **batch)
+    script = os.path.join(ROOT, "tests", "families", "family_forward.py")
+    done = subprocess.run([sys.executable, script, name, str(tmp_path)], capture_output=True,
+                          text=True, timeout=600,
+                          env={**ENV, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    jax_outputs = dict(np.load(tmp_path / "outputs.npz"))
+    assert str(jax_outputs.pop("backend")) == "jax"
+    expected = outputs_of(encoder, batch)
+    tolerance = float32_tolerance(encoder, expected)
+    expected, got = (real_tokens(o, batch["input_mask"]) for o in (expected, jax_outputs))
+    for key, value in expected.items():
+        np.testing.assert_allclose(got[key], value, rtol=0, atol=tolerance, err_msg=key)
+
+
+# 4. Mixed precision.
+
+# bfloat16 keeps 8 significant bits: each rounding to it errs by at most
+# u = 2**-8 relative. Under `mixed_bfloat16` every layer's inputs and outputs
+# are rounded; along a Transformer block there are at most 10 roundings in
+# sequence (projections, scores, probabilities, context, output projection,
+# residual with LayerNorm, FFN input, activation, output, residual with
+# LayerNorm), one more for the embeddings, and errors of successive roundings
+# add. On values of the outputs' scale (LayerNorm keeps them near unit size) the
+# outputs of L layers are then within (1 + 10 L) u of float32's.
+BF16_UNIT_ROUNDOFF = 2.0 ** -8
+ROUNDINGS_PER_LAYER = 10
+
+
+def test_mixed_bfloat16_runs_finite_and_near_float32(family, encoder, config, batch):
+    previous = keras.config.dtype_policy()
+    keras.config.set_dtype_policy("mixed_bfloat16")
+    try:
+        mixed = family.build_encoder(config)
+    finally:
+        keras.config.set_dtype_policy(previous)
+    assert {w.dtype for w in mixed.weights} == {"float32"}  # variables stay float32
+    mixed.set_weights(encoder.get_weights())
+    got = outputs_of(mixed, batch)
+    assert {np.dtype(v.dtype).name for v in got.values()} <= {"bfloat16", "float32"}
+    got = {k: np.asarray(v, np.float32) for k, v in got.items()}
+    expected = outputs_of(encoder, batch)
+    layers = expected["encoder_outputs"].shape[0]
+    scale = max(float(np.abs(v).max()) for v in expected.values())
+    bound = (1 + ROUNDINGS_PER_LAYER * layers) * BF16_UNIT_ROUNDOFF * scale
+    expected, got = (real_tokens(o, batch["input_mask"]) for o in (expected, got))
+    for key, value in expected.items():
+        assert np.isfinite(got[key]).all(), key
+        np.testing.assert_allclose(got[key], value, rtol=0, atol=bound, err_msg=key)
+    # bfloat16 did compute: float32 would agree to its own eps.
+    assert max(np.abs(got[k] - expected[k]).max() for k in expected) > 1e-4
+
+
+# 5. Text side.
+
+TEXTS = HOSTILE_TEXTS + TEXTS_A + TEXTS_B
+
+
+@pytest.mark.parametrize("do_lower_case", [True, False])
+def test_python_ids_equal_graph_ids(family, vocabulary, do_lower_case):
+    text = family.text_side.from_file(vocabulary, do_lower_case)
+    tokenizer = text.graph_tokenizer()
+    tokenized = tokenizer.tokenize(tf.constant(TEXTS))
+    if tokenized.ragged_rank == 2:
+        tokenized = tokenized.merge_dims(1, 2)
+    assert tokenized.to_list() == [text.encode(t) for t in TEXTS]
+    packer = TextPacker(text, SEQ_LENGTH)
+    for texts_b in (None, TEXTS[1:] + TEXTS[:1]):
+        expected = text.encode_texts(TEXTS, texts_b, SEQ_LENGTH)
+        packed = packer.pack(tf.constant(TEXTS), *([] if texts_b is None else [tf.constant(texts_b)]))
+        assert set(packed) == set(expected)
+        for key, value in expected.items():
+            assert packed[key].dtype == tf.int32
+            np.testing.assert_array_equal(packed[key].numpy(), value, err_msg=key)
+
+
+# 6. The fine-tuning tasks through their runners, and the exports.
+
+def write_tsv(path, rows):
+    lines = ["sentence\tlabel"] + [f"{text}\t{label}" for text, label in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def workspace(name, family, config, vocabulary, encoder, tmp_path_factory):
+    """The files a user gives the runners: the tiny config written as the family's
+    config file, the kit's vocabulary, a random encoder saved as our checkpoint
+    (for the command lines that need weights), and the tasks' data."""
+    tmp = tmp_path_factory.mktemp(f"{name}_runs")
+    config_file = str(tmp / family.config_file)
+    config.to_json_file(config_file)
+    save_weights(encoder, str(tmp / "checkpoint"))
+    houses = tmp / "houses"
+    houses.mkdir()
+    write_tsv(houses / "train.tsv", TRAIN_HOUSES)
+    write_tsv(houses / "dev.tsv", HOUSES)
+    write_tsv(houses / "test.tsv", HOUSES)
+    swag = tmp / "swag"
+    swag.mkdir()
+    for target in ("train.csv", "val.csv", "test.csv"):
+        shutil.copy(os.path.join(FIXTURES, "swag_train.csv"), swag / target)
+    (tmp / "lines.txt").write_text("\n".join(FEATURE_LINES) + "\n", encoding="utf-8")
+    return {"tmp": tmp, "model": [f"--bert_config_file={config_file}", f"--vocab_file={vocabulary}"],
+            "checkpoint": str(tmp / "checkpoint"), "houses": str(houses), "swag": str(swag)}
+
+
+def command_line(workspace, task):
+    """(script, flags) of `task` as a user runs it on the tiny data, writing into
+    `<tmp>/<task>` and, for the tasks with a serving SavedModel, exporting to
+    `<tmp>/<task>_serving/1`."""
+    tmp = workspace["tmp"]
+    out = [f"--output_dir={tmp / task}", f"--export_dir={tmp / (task + '_serving') / '1'}",
+           "--mixed_precision=none", "--do_train", "--do_eval", "--do_predict",
+           "--num_train_epochs=1", "--learning_rate=1e-3"]
+    if task == "classification":
+        return "run_classifier.py", out + [
+            "--task_name=custom", f"--data_dir={workspace['houses']}", "--text_a_column=sentence",
+            "--max_seq_length=24", "--train_batch_size=4", "--eval_batch_size=2",
+            "--predict_batch_size=2"]
+    if task == "question_answering":
+        return "run_squad.py", out + [
+            f"--train_file={SQUAD_FILE}", f"--predict_file={SQUAD_FILE}",
+            "--version_2_with_negative", "--max_seq_length=48", "--doc_stride=16",
+            "--max_query_length=12", "--train_batch_size=4", "--n_best_size=5"]
+    if task == "tagging":
+        return "run_ner.py", out + [
+            f"--data_dir={CONLL_DIR}", "--predict_split=dev", "--max_seq_length=16",
+            "--doc_stride=8", "--train_batch_size=4", "--eval_batch_size=4"]
+    if task == "multiple_choice":
+        return "run_swag.py", out + [
+            f"--data_dir={workspace['swag']}", "--max_seq_length=32", "--train_batch_size=4",
+            "--eval_batch_size=4", "--predict_batch_size=4"]
+    assert task == "feature_extraction", task
+    return "extract_features.py", [
+        f"--input_file={tmp / 'lines.txt'}", f"--output_file={tmp / 'features.jsonl'}",
+        f"--init_checkpoint={workspace['checkpoint']}", "--layers=-1,-2",
+        f"--max_seq_length={HUB_SEQ_LENGTH}", "--batch_size=2"]
+
+
+@pytest.fixture(scope="module")
+def runs(workspace, family):
+    """`runs(task)`: runs the task's command line once per family, then gives
+    its output location."""
+    done = {}
+
+    def run(task):
+        if task not in done:
+            script, argv = command_line(workspace, task)
+            proc = subprocess.run([sys.executable, os.path.join(ROOT, script), *workspace["model"],
+                                   *argv], cwd=ROOT, env=ENV, capture_output=True, text=True,
+                                  timeout=600)
+            assert proc.returncode == 0, f"{script}:\n{proc.stderr[-4000:]}"
+            done[task] = workspace["tmp"]
+        return done[task]
+    return run
+
+
+def read_results(path):
+    with open(path, encoding="utf-8") as f:
+        return {k: float(v) for k, v in (line.rstrip("\n").split(" = ") for line in f)}
+
+
+def check_classification(tmp, text_side, hidden_size):
+    """Dev and test are the same five labelled rows: the evaluated accuracy is
+    that of the five test predictions."""
+    results = read_results(tmp / "classification" / "eval_results.txt")
+    (predictions_file,) = [p for p in (tmp / "classification").iterdir() if p.suffix == ".tsv"]
+    with open(predictions_file, encoding="utf-8") as f:
+        rows = list(csv.reader(f, delimiter="\t"))[1:]
+    assert [int(index) for index, _ in rows] == list(range(len(HOUSES)))
+    predicted = [label for _, label in rows]
+    assert results["eval_accuracy"] == pytest.approx(
+        np.mean([p == label for p, (_, label) in zip(predicted, HOUSES)]), abs=1e-6)
+    assert math.isfinite(results["eval_loss"]) and results["eval_loss"] > 0
+
+
+def check_question_answering(tmp, text_side, hidden_size):
+    examples = read_squad_file(SQUAD_FILE, False, True).examples
+    predictions, _, null_odds = read_squad_predictions(tmp / "question_answering",
+                                                       [e.qas_id for e in examples])
+    assert all(math.isfinite(v) for v in null_odds.values())
+    results = read_json(tmp / "question_answering" / "eval_results.json")
+    unanswerable = sum(e.is_impossible for e in examples)
+    assert (results["total"], results["HasAns_total"], results["NoAns_total"]) == (
+        len(examples), len(examples) - unanswerable, unanswerable)
+    assert all(0.0 <= results[key] <= 100.0 for key in ("exact", "f1"))
+    assert all(isinstance(text, str) for text in predictions.values())
+
+
+def check_tagging(tmp, text_side, hidden_size):
+    """predictions.txt tags every dev sentence; eval_f1 is conlleval's F1 over them."""
+    results = read_results(tmp / "tagging" / "eval_results.txt")
+    with open(os.path.join(CONLL_DIR, "dev.txt"), encoding="utf-8") as f:
+        dev = [block for block in f.read().split("\n\n")
+               if block.strip() and not block.startswith("-DOCSTART-")]
+    predictions = (tmp / "tagging" / "predictions.txt").read_text(encoding="utf-8")
+    sentences = [[line.split(" ") for line in block.split("\n")]
+                 for block in predictions.strip("\n").split("\n\n")]
+    assert len(sentences) == len(dev)
+    assert [[row[0] for row in s] for s in sentences] == [
+        [line.split()[0] for line in block.strip().split("\n")] for block in dev]
+    gold = [[row[1] for row in s] for s in sentences]
+    predicted = [[row[2] for row in s] for s in sentences]
+    assert results["eval_f1"] == pytest.approx(f1_score(gold, predicted), abs=1e-6)
+
+
+def check_multiple_choice(tmp, text_side, hidden_size):
+    """val and test are the same labelled rows: the evaluated accuracy is that of
+    the test predictions."""
+    results = read_results(tmp / "multiple_choice" / "eval_results.txt")
+    with open(os.path.join(FIXTURES, "swag_train.csv"), encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    with open(tmp / "multiple_choice" / "test_predictions.jsonl", encoding="utf-8") as f:
+        records = [json.loads(line) for line in f]
+    assert [r["id"] for r in records] == [row["fold-ind"] for row in rows]
+    assert all(len(r["probabilities"]) == 4 for r in records)
+    assert results["eval_accuracy"] == pytest.approx(
+        np.mean([r["prediction"] == int(row["label"]) for r, row in zip(records, rows)]), abs=1e-6)
+
+
+def check_feature_extraction(tmp, text_side, hidden_size):
+    """One record per line, a feature per real token of the family's packing, each
+    with both layers' finite values of the hidden size."""
+    with open(tmp / "features.jsonl", encoding="utf-8") as f:
+        records = [json.loads(line) for line in f]
+    assert [r["linex_index"] for r in records] == list(range(len(FEATURE_LINES)))
+    for record, line in zip(records, FEATURE_LINES):
+        a, _, b = line.partition(" ||| ")
+        _, mask, _ = text_side.pack(text_side.encode(a), text_side.encode(b) if b else None,
+                                    HUB_SEQ_LENGTH)
+        assert len(record["features"]) == int(mask.sum())
+        for feature in record["features"]:
+            assert [layer["index"] for layer in feature["layers"]] == [-1, -2]
+            for layer in feature["layers"]:
+                assert len(layer["values"]) == hidden_size
+                assert all(math.isfinite(v) for v in layer["values"])
+
+
+CHECKS = {"classification": check_classification, "question_answering": check_question_answering,
+          "tagging": check_tagging, "multiple_choice": check_multiple_choice,
+          "feature_extraction": check_feature_extraction}
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_each_task_runs_from_its_command_line(family, runs, task, text_side, encoder):
+    if task not in family.tasks:
+        pytest.skip(f"the {family.name} family does not declare {task}")
+    tmp = runs(task)
+    CHECKS[task](tmp, text_side, encoder.output["sequence_output"].shape[-1])
+    if task in SERVED:
+        assert (tmp / f"{task}_serving" / "1" / "saved_model.pb").is_file()
+        assert read_json(tmp / task / "export_meta.json")["encoder_family"] == family.name
+
+
+_SERVE = """
+import json
+import tensorflow as tf
+import tensorflow_text  # noqa: F401  (the graph tokenizers' ops)
+
+texts = tf.constant(["The red house has two doors.", ""])
+shapes = {}
+
+def put(name, outputs):
+    shapes[name] = {k: (v.shape.as_list() if not isinstance(v, list)
+                        else [len(v)] + v[0].shape.as_list()) for k, v in outputs.items()}
+
+def serve(task):
+    return tf.saved_model.load(ARGS["exports"][task]).signatures["serving_default"]
+
+if "classification" in ARGS["exports"]:
+    put("classification", serve("classification")(text_a=texts))
+if "question_answering" in ARGS["exports"]:
+    put("question_answering", serve("question_answering")(
+        question=tf.constant(["How many doors?", ""]), context=texts))
+if "tagging" in ARGS["exports"]:
+    put("tagging", serve("tagging")(text=texts))
+if "multiple_choice" in ARGS["exports"]:
+    put("multiple_choice", serve("multiple_choice")(
+        context=texts, endings=tf.constant([["It opens.", "It sings.", "", "No."]] * 2)))
+pre = tf.saved_model.load(ARGS["hub"] + "/preprocessor")
+enc = tf.saved_model.load(ARGS["hub"] + "/encoder")
+packed = pre(texts)
+put("hub_preprocessor", packed)
+put("hub_encoder", enc(packed, training=False))
+print(json.dumps(shapes))
+"""
+
+
+@pytest.fixture(scope="module")
+def served(family, workspace, runs):
+    """Each serving SavedModel of the family's tasks and the TF Hub pair (written by
+    `python -m export.export_hub` from the saved random encoder) loaded in one
+    fresh process that sees no project code: the shapes of their outputs on two
+    raw-text requests."""
+    tmp = workspace["tmp"]
+    exports = {task: str(runs(task) / f"{task}_serving" / "1") for task in SERVED
+               if task in family.tasks}
+    done = subprocess.run([sys.executable, "-m", "export.export_hub", *workspace["model"],
+                           f"--init_checkpoint={workspace['checkpoint']}",
+                           f"--export_dir={tmp / 'hub'}", f"--seq_length={HUB_SEQ_LENGTH}"],
+                          cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-4000:]
+    stdout = run_fresh(_SERVE, tmp, exports=exports, hub=str(tmp / "hub"))
+    return json.loads(stdout.strip().splitlines()[-1])
+
+
+def test_task_exports_serve_raw_text_in_a_fresh_process(family, served):
+    expected = {
+        "classification": {"label_ids": [2], "label_names": [2], "probabilities": [2, 2]},
+        "question_answering": {key: [2] for key in (
+            "answer_text", "answer_start", "answer_end", "score", "probability", "has_answer",
+            "null_odds")},
+        "multiple_choice": {"probabilities": [2, 4], "label_ids": [2]}}
+    for task in SERVED:
+        if task not in family.tasks:
+            continue
+        if task == "tagging":
+            shapes = served[task]
+            assert shapes["num_entities"] == [2]
+            width = shapes["entity_types"][1]
+            assert {k: v for k, v in shapes.items() if k != "num_entities"} == {
+                key: [2, width] for key in ("entity_types", "entity_texts", "entity_starts",
+                                            "entity_ends")}
+        else:
+            assert served[task] == expected[task], task
+
+
+def test_the_hub_pair_loads_in_a_fresh_process(served, encoder):
+    hidden = encoder.output["sequence_output"].shape[-1]
+    layers = len(encoder.output["encoder_outputs"])
+    assert served["hub_preprocessor"] == {
+        key: [2, HUB_SEQ_LENGTH] for key in ("input_word_ids", "input_mask", "input_type_ids")}
+    assert served["hub_encoder"] == {
+        "pooled_output": [2, hidden], "default": [2, hidden],
+        "sequence_output": [2, HUB_SEQ_LENGTH, hidden],
+        "encoder_outputs": [layers, 2, HUB_SEQ_LENGTH, hidden]}
