@@ -9,6 +9,7 @@ vocabulary file of its text side) and `tiny_config()` (a config of its
 `config_type` small enough for tests, whose vocabulary size fits that file).
 """
 
+import concurrent.futures
 import csv
 import importlib
 import json
@@ -305,20 +306,29 @@ def command_line(workspace, task):
 
 @pytest.fixture(scope="module")
 def runs(workspace, family):
-    """`runs(task)`: runs the task's command line once per family, then gives
-    its output location."""
-    done = {}
+    """`runs(task)`: the output location of the task's command line, after it
+    ran; every declared task's command line and `python -m export.export_hub`
+    ("hub", from the saved random encoder) start at the first call, two at a
+    time (one per core of a small machine), each once per family."""
+    tmp = workspace["tmp"]
+    commands = {task: [os.path.join(ROOT, script), *workspace["model"], *argv]
+                for task in family.tasks for script, argv in [command_line(workspace, task)]}
+    commands["hub"] = ["-m", "export.export_hub", *workspace["model"],
+                       f"--init_checkpoint={workspace['checkpoint']}",
+                       f"--export_dir={tmp / 'hub'}", f"--seq_length={HUB_SEQ_LENGTH}"]
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=2)
+    futures = {}
 
     def run(task):
-        if task not in done:
-            script, argv = command_line(workspace, task)
-            proc = subprocess.run([sys.executable, os.path.join(ROOT, script), *workspace["model"],
-                                   *argv], cwd=ROOT, env=ENV, capture_output=True, text=True,
-                                  timeout=600)
-            assert proc.returncode == 0, f"{script}:\n{proc.stderr[-4000:]}"
-            done[task] = workspace["tmp"]
-        return done[task]
-    return run
+        if not futures:
+            futures.update({key: pool.submit(
+                subprocess.run, [sys.executable, *command], cwd=ROOT, env=ENV,
+                capture_output=True, text=True, timeout=600) for key, command in commands.items()})
+        proc = futures[task].result()
+        assert proc.returncode == 0, f"{' '.join(commands[task][:2])}:\n{proc.stderr[-4000:]}"
+        return tmp
+    yield run
+    pool.shutdown(cancel_futures=True)
 
 
 def read_results(path):
@@ -333,7 +343,7 @@ def check_classification(tmp, text_side, hidden_size):
     (predictions_file,) = [p for p in (tmp / "classification").iterdir() if p.suffix == ".tsv"]
     with open(predictions_file, encoding="utf-8") as f:
         rows = list(csv.reader(f, delimiter="\t"))[1:]
-    assert [int(index) for index, _ in rows] == list(range(len(HOUSES)))
+    assert len(rows) == len(HOUSES) == len({index for index, _ in rows})  # file order
     predicted = [label for _, label in rows]
     assert results["eval_accuracy"] == pytest.approx(
         np.mean([p == label for p, (_, label) in zip(predicted, HOUSES)]), abs=1e-6)
@@ -454,18 +464,13 @@ print(json.dumps(shapes))
 
 @pytest.fixture(scope="module")
 def served(family, workspace, runs):
-    """Each serving SavedModel of the family's tasks and the TF Hub pair (written by
-    `python -m export.export_hub` from the saved random encoder) loaded in one
-    fresh process that sees no project code: the shapes of their outputs on two
+    """Each serving SavedModel of the family's tasks and the TF Hub pair loaded in
+    one fresh process that sees no project code: the shapes of their outputs on two
     raw-text requests."""
     tmp = workspace["tmp"]
     exports = {task: str(runs(task) / f"{task}_serving" / "1") for task in SERVED
                if task in family.tasks}
-    done = subprocess.run([sys.executable, "-m", "export.export_hub", *workspace["model"],
-                           f"--init_checkpoint={workspace['checkpoint']}",
-                           f"--export_dir={tmp / 'hub'}", f"--seq_length={HUB_SEQ_LENGTH}"],
-                          cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-4000:]
+    runs("hub")
     stdout = run_fresh(_SERVE, tmp, exports=exports, hub=str(tmp / "hub"))
     return json.loads(stdout.strip().splitlines()[-1])
 
