@@ -2,6 +2,7 @@
 
 import contextlib
 import json
+import logging
 import os
 import stat
 import subprocess
@@ -20,6 +21,14 @@ import pytest  # noqa: E402
 
 SHARED_DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
+
+
+@pytest.fixture(autouse=True)
+def absl_logs_reach_caplog():
+    """Saving a SavedModel sets absl's verbosity as TensorFlow walks the objects
+    (to WARNING once flags are unparsed); tests that read INFO lines with caplog
+    need the absl logger to pass them on, whatever ran before them."""
+    logging.getLogger("absl").setLevel(logging.NOTSET)
 
 
 @pytest.fixture(scope="session")
