@@ -47,7 +47,7 @@ FLAGS = flags.FLAGS
 
 def main(_):
     layer_indexes = [int(x) for x in FLAGS.layers]
-    vocab_file, config = model_files_from_flags()
+    vocab_file, config = model_files_from_flags("feature_extraction")
     text_side = text_side_for(family_of(config), vocab_file, do_lower_case_from_flags(config))
     encoder = build_encoder(config)
     load_pretrained(encoder, encoder, FLAGS.init_checkpoint)

@@ -99,7 +99,7 @@ def main(_):
         raise app.UsageError("--learning_rates / --num_restarts pick the best run on dev: "
                              "add --do_eval")
     reader = make_reader()
-    vocab_file, encoder_config = model_files_from_flags()
+    vocab_file, encoder_config = model_files_from_flags("classification")
     tasks = []
 
     def run_one(run):

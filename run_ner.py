@@ -83,7 +83,7 @@ def main(_):
     if FLAGS.export_dir and FLAGS.feature_based:
         raise app.UsageError("--export_dir exports fine-tuned models; not with --feature_based")
     options = RunOptions.from_flags()
-    vocab_file, encoder_config = model_files_from_flags()
+    vocab_file, encoder_config = model_files_from_flags("tagging")
     config = TaggingConfig(
         data_dir=FLAGS.data_dir,
         vocab_file=vocab_file,

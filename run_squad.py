@@ -79,7 +79,7 @@ def main(_):
     if (FLAGS.do_predict or FLAGS.do_eval) and not FLAGS.predict_file:
         raise app.UsageError("--do_predict / --do_eval need --predict_file")
     options = RunOptions.from_flags()
-    vocab_file, encoder_config = model_files_from_flags()
+    vocab_file, encoder_config = model_files_from_flags("question_answering")
     task = QuestionAnsweringTask(QuestionAnsweringConfig(
         vocab_file=vocab_file,
         encoder_config=encoder_config,

@@ -49,7 +49,7 @@ FLAGS = flags.FLAGS
 def main(_):
     check_fine_tuning_flags()
     options = RunOptions.from_flags()
-    vocab_file, encoder_config = model_files_from_flags()
+    vocab_file, encoder_config = model_files_from_flags("multiple_choice")
     task = MultipleChoiceTask(MultipleChoiceConfig(
         data_dir=FLAGS.data_dir,
         vocab_file=vocab_file,

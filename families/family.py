@@ -26,7 +26,8 @@ class Family:
     and exports to use it without naming it.
 
     `name` is what `export_meta.json` records as `encoder_family` and what
-    `--family` flags take; `title` how people write it ("BERT", "XLNet"). `config_type` is its encoder config (a
+    `--family` flags take; `title` how people write it ("BERT", "XLNet").
+    `config_type` is its encoder config (a
     `modeling.json_config.JsonConfig` with presets), `encoder_type` the Keras
     encoder built from one (see `modeling.encoder_interface`), `text_side` its
     `data.text.text_side.TextSide` class (vocabulary file names, lower-case

@@ -21,6 +21,8 @@ from absl import app, flags
 
 from checkpoints.companion_files import resolve_model_files
 from data.text.families import text_side_type
+from families import registry
+from families.family import UnsupportedTaskError
 from modeling.encoder_interface import family_of
 from tasks.fine_tuning import FineTuningSettings
 
@@ -115,13 +117,20 @@ def vocab_file_from_flags():
     return FLAGS.vocab_file or FLAGS.spiece_model_file
 
 
-def model_files_from_flags():
+def model_files_from_flags(task=None):
     """(vocabulary file, encoder config) from --vocab_file or --spiece_model_file,
     --bert_config_file, --preset and what lies beside --init_checkpoint
     (`checkpoints.companion_files`): the config picks the family, the family its
-    vocabulary (BERT's vocab.txt, XLNet's spiece.model)."""
-    return resolve_model_files(vocab_file_from_flags(), FLAGS.bert_config_file, FLAGS.preset,
-                               FLAGS.init_checkpoint)
+    vocabulary (BERT's vocab.txt, XLNet's spiece.model). A `task` (one of
+    `families.family.TASKS`) the family's record does not list is a usage error."""
+    vocab_file, config = resolve_model_files(vocab_file_from_flags(), FLAGS.bert_config_file, FLAGS.preset,
+                                             FLAGS.init_checkpoint)
+    if task is not None:
+        try:
+            registry.family_of(config).check_task(task)
+        except UnsupportedTaskError as e:
+            raise app.UsageError(str(e)) from None
+    return vocab_file, config
 
 
 def do_lower_case_from_flags(config):

@@ -40,12 +40,11 @@ def foreign_vocabulary(directory):
     return None
 
 
-FAMILY = Family(name="bert", title="BERT", config_type=BertConfig, encoder_type=BertEncoder, text_side=WordPieceText,
-                tiny_preset="bert_tiny_uncased", hub_model=masked_lm_model,
-                checkpoint_formats=FORMATS, foreign_config=foreign_config,
-                convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
-                foreign_vocabulary=foreign_vocabulary,
-                pretraining="families.bert.pretraining.run",
-                command_lines=("build_vocab.py", "create_pretraining_data.py", "pack_pretraining_data.py",
-                               "data/build_vocab.py", "data/create_pretraining_data.py",
-                               "data/pack_pretraining_data.py"))
+FAMILY = Family(
+    name="bert", title="BERT", config_type=BertConfig, encoder_type=BertEncoder, text_side=WordPieceText,
+    tiny_preset="bert_tiny_uncased", hub_model=masked_lm_model,
+    checkpoint_formats=FORMATS, foreign_config=foreign_config, foreign_vocabulary=foreign_vocabulary,
+    convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
+    pretraining="families.bert.pretraining.run",
+    command_lines=("build_vocab.py", "create_pretraining_data.py", "pack_pretraining_data.py",
+                   "data/build_vocab.py", "data/create_pretraining_data.py", "data/pack_pretraining_data.py"))

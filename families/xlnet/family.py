@@ -16,10 +16,11 @@ def foreign_config(directory):
     return huggingface.read_config(directory) if huggingface.is_xlnet_hf_dir(directory) else None
 
 
-FAMILY = Family(name="xlnet", title="XLNet", config_type=XLNetConfig, encoder_type=XLNetEncoder, text_side=XLNetText,
-                tiny_preset="xlnet_tiny",
-                checkpoint_formats=FORMATS, saved_weights=saved_weights, foreign_config=foreign_config,
-                convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
-                question_answering=QuestionAnswering(ParagraphFirst, BeamHead, BeamReader),
-                pretraining="families.xlnet.pretraining.run",
-                command_lines=("build_spm_vocab.py", "create_xlnet_pretraining_data.py"))
+FAMILY = Family(
+    name="xlnet", title="XLNet", config_type=XLNetConfig, encoder_type=XLNetEncoder, text_side=XLNetText,
+    tiny_preset="xlnet_tiny",
+    checkpoint_formats=FORMATS, saved_weights=saved_weights, foreign_config=foreign_config,
+    convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
+    question_answering=QuestionAnswering(ParagraphFirst, BeamHead, BeamReader),
+    pretraining="families.xlnet.pretraining.run",
+    command_lines=("build_spm_vocab.py", "create_xlnet_pretraining_data.py"))

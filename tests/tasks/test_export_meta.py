@@ -102,5 +102,6 @@ def test_families_by_name():
     assert config_from_dict("bert", TINY_CONFIG.to_dict(), "x.json") == TINY_CONFIG
     with pytest.raises(ValueError, match="x.json: unknown model family 'gpt'; registered: bert, xlnet"):
         config_from_dict("gpt", {}, "x.json")
-    with pytest.raises(TypeError, match="no model family has a dict; registered config types: BertConfig, XLNetConfig"):
+    with pytest.raises(TypeError, match="no model family has a dict; registered config types: "
+                                        "BertConfig, XLNetConfig"):
         family_of({})

@@ -47,7 +47,8 @@ FORMATS = (
                      directory=True),
     CheckpointFormat("hf", _is_bert_hf_dir, lambda path, model: (read_hf_tensors(path), _hf_key),
                      directory=True),
-    CheckpointFormat("tf1", lambda path, names: names is not None and any(n.startswith("bert/") for n in names),
+    CheckpointFormat("tf1", lambda path, names: names is not None and any(n.startswith("bert/")
+                                                                        for n in names),
                      lambda path, model: (_tf_tensors(path), tf1_name)),
     CheckpointFormat("model_garden",
                      lambda path, names: names is not None and model_garden.encoder_root(names) is not None,
