@@ -99,8 +99,8 @@ def resolve_encoder_config(bert_config_file=None, preset=None, init_checkpoint=N
     if config is None:
         names = config_file_names()
         raise ConfigError(
-            "no model config: pass --bert_config_file (a family's config file: "
-            + ", ".join(f"{f.name}'s {f.config_file}" for f in registry.families())
+            "no model config: pass --bert_config_file ("
+            + " or ".join(f"{f.title}'s {f.config_file}" for f in registry.families())
             + ") or --preset (no " + ", ".join(names[:-1]) + f" or {names[-1]} beside "
             f"--init_checkpoint={init_checkpoint!r})")
     return config

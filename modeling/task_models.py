@@ -5,6 +5,7 @@ alone (the encoder serialized inside it)."""
 import keras
 from keras import ops
 
+from families import registry
 from modeling.encoder_interface import ENCODER_INPUTS, check_encoder
 from modeling.heads import (ClassificationHead, MultipleChoiceHead, SpanHead,
                             TokenClassificationHead)
@@ -50,6 +51,7 @@ class TaskModelConfig:
 
     @classmethod
     def from_config(cls, config):
+        registry.families()  # every family's encoder class registered before one is rebuilt
         config = dict(config)
         config["encoder"] = keras.saving.deserialize_keras_object(config["encoder"])
         return cls(**config)

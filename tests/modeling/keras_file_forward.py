@@ -15,8 +15,10 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 import modeling.feature_based_tagger  # noqa: E402,F401  (registers the model classes)
-import families.bert.pretrainer  # noqa: E402,F401
 import modeling.task_models  # noqa: E402,F401
+from families import registry  # noqa: E402
+
+registry.families()  # every family's encoder and pretrainer classes registered
 from tests.modeling.model_test_case import flat_outputs  # noqa: E402
 
 

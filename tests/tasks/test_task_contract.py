@@ -93,7 +93,7 @@ def test_task_model_rebuilt_from_its_config_gives_identical_outputs(name):
 
 def test_build_encoder_picks_the_family_by_the_config_type():
     assert type(build_encoder(CONFIG)) is BertEncoder
-    with pytest.raises(TypeError, match="no encoder for a dict; expected one of BertConfig"):
+    with pytest.raises(TypeError, match="no model family has a dict; registered config types: BertConfig"):
         build_encoder(CONFIG.to_dict())
 
 

@@ -100,7 +100,7 @@ def test_jax_backend_matches_hugging_face(tmp_path, references):
         for s, inputs in enumerate(steps):
             np.savez(tmp_path / f"{name}.step{s}.npz", **inputs)
     (tmp_path / "cases.json").write_text(json.dumps({n: len(steps) for n, (_, steps) in CASES.items()}))
-    script = os.path.join(ROOT, "tests", "modeling", "xlnet", "backend_forward.py")
+    script = os.path.join(ROOT, "tests", "families", "xlnet", "backend_forward.py")
     subprocess.run([sys.executable, script, str(tmp_path)], check=True,
                    env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
                         "TF_CPP_MIN_LOG_LEVEL": "2"})

@@ -202,7 +202,7 @@ def test_the_jax_backend_matches_hugging_face(tmp_path, reference):
     (tmp_path / "head.json").write_text(json.dumps(head.get_config()))
     np.savez(tmp_path / "weights.npz", **{f"w{i}": w for i, w in enumerate(head.get_weights())})
     np.savez(tmp_path / "inputs.npz", hidden=hidden, p_mask=p_mask)
-    script = os.path.join(ROOT, "tests", "modeling", "xlnet", "squad_head_forward.py")
+    script = os.path.join(ROOT, "tests", "families", "xlnet", "squad_head_forward.py")
     subprocess.run([sys.executable, script, str(tmp_path)], check=True,
                    env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu", "TF_CPP_MIN_LOG_LEVEL": "2"})
     ours = dict(np.load(tmp_path / "outputs.npz"))

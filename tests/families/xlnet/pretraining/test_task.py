@@ -191,7 +191,7 @@ import json, sys
 import tensorflow as tf
 cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-from tests.tasks import test_xlnet_pretraining as module
+from tests.families.xlnet.pretraining import test_task as module
 print(json.dumps(getattr(module, sys.argv[1])(*sys.argv[2:])))
 """
 # Two replicas x two micro-batches of 2 rows.
