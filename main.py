@@ -22,6 +22,8 @@ Nothing is downloaded.
 """
 
 import argparse
+import importlib
+import importlib.util
 import json
 import os
 import shutil
@@ -30,14 +32,16 @@ import subprocess
 import sys
 import time
 
-from demo import bert_job, xlnet_job
 from demo.pretrained import read_key_values
 from demo.progress import StageError, run_stage
 from demo.stdlib_corpus import write_corpus
+from families import registry
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 LABELLED_DIR = os.path.join(ROOT, "assets", "demo_word_order")
-FAMILIES = {"bert": bert_job, "xlnet": xlnet_job}
+# Each family's part of the job is `families/<name>/main_job.py`, where it has one.
+FAMILIES = tuple(name for name in registry.names()
+                 if importlib.util.find_spec(f"families.{name}.main_job"))
 FINE_TUNE_BATCH = 16
 SENTENCES = ["Return the number of bytes written to the file.",
              "the file. bytes Return of to written number the",
@@ -60,7 +64,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="few steps: checks the pipeline only")
     parser.add_argument("--seed", type=int, default=12345, help="seed of data, initialisation and order")
     args = parser.parse_args()
-    family = FAMILIES[args.family]
+    family = importlib.import_module(f"families.{args.family}.main_job")
     work = os.path.abspath(args.work_dir or os.path.join(
         ROOT, "runs", "main" if args.family == "bert" else f"main_{args.family}"))
     # A fresh start: the runners resume from what they find, and a rerun should redo everything.

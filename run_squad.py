@@ -39,6 +39,7 @@ answers "" past the same threshold.
 from absl import app, flags
 
 from export.export_model import fine_tune_and_export
+from families import registry
 from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
                                define_model_flags, define_text_flags, do_lower_case_from_flags,
                                model_files_from_flags, settings_from_flags)
@@ -65,9 +66,13 @@ flags.DEFINE_bool("version_2_with_negative", False, "SQuAD 2.0: questions may ha
 flags.DEFINE_float("null_score_diff_threshold", 0.0, "SQuAD 2.0: answer \"\" when the null "
                    "score exceeds the best non-null score by more than this (XLNet: when the "
                    "null score, its answer-class logit, exceeds this; applied in scoring).")
-# XLNet's original flags: the beam of its SQuAD head.
-flags.DEFINE_integer("start_n_top", 5, "XLNet: top starts kept per window.")
-flags.DEFINE_integer("end_n_top", 5, "XLNet: top ends kept per start.")
+# The families' own flags for their heads (XLNet's beam: --start_n_top, --end_n_top).
+HEAD_FLAGS = []
+for _family in registry.families():
+    for _name, _default, _help in getattr(_family.question_answering, "flags", ()):
+        if _name not in HEAD_FLAGS:
+            flags.DEFINE_integer(_name, _default, f"{_family.title}: {_help}")
+            HEAD_FLAGS.append(_name)
 
 FLAGS = flags.FLAGS
 
@@ -89,8 +94,8 @@ def main(_):
         version_2_with_negative=FLAGS.version_2_with_negative, n_best_size=FLAGS.n_best_size,
         max_answer_length=FLAGS.max_answer_length,
         null_score_diff_threshold=FLAGS.null_score_diff_threshold,
-        init_checkpoint=FLAGS.init_checkpoint, start_n_top=FLAGS.start_n_top,
-        end_n_top=FLAGS.end_n_top,
+        init_checkpoint=FLAGS.init_checkpoint,
+        **{name: FLAGS[name].value for name in HEAD_FLAGS},
         trim_padding=options.distribution_strategy != "tpu" and not options.jit_compile,
         seed=FLAGS.seed))
     # --do_eval also writes the predictions; --do_predict also scores them when it can.

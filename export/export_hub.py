@@ -26,7 +26,7 @@ from checkpoints.companion_files import resolve_model_files
 from data.text.families import text_side_for, text_side_type
 from export.hub_encoder import build_hub_model, save_hub_encoder
 from export.hub_preprocessor import DEFAULT_SEQ_LENGTH, save_preprocessor
-from modeling.encoder_interface import family_of
+from modeling.encoder_interface import exceeds_positions, family_of
 from tasks.flag_groups import (define_export_flag, define_model_flags, define_text_flags,
                                do_lower_case_from_flags, model_files_from_flags)
 
@@ -49,7 +49,7 @@ def write_hub_pair(export_dir, config, vocab_file, do_lower_case, init_checkpoin
                    seq_length=DEFAULT_SEQ_LENGTH):
     """Writes `<export_dir>/preprocessor` and `<export_dir>/encoder` of `config`'s
     family with `init_checkpoint`'s weights; returns their paths."""
-    if seq_length > config.max_position_embeddings:
+    if exceeds_positions(config, seq_length):
         raise ValueError(f"--seq_length {seq_length} exceeds the model's "
                          f"max_position_embeddings {config.max_position_embeddings}")
     model, _ = build_hub_model(config, init_checkpoint)

@@ -44,11 +44,11 @@ from absl import logging
 from checkpoints.pretrained import load_pretrained
 from export.saved_model_io import save_atomically
 from families import registry
-from modeling.encoder_interface import ENCODER_INPUTS
+from export.serving_module import ids_specs
 
-
-def _specs(names):
-    return {name: tf.TensorSpec([None, None], tf.int32, name=name) for name in names}
+# The masked-LM signature's extra input: [batch, predictions] positions.
+_MLM_POSITIONS = {"masked_lm_positions": tf.TensorSpec([None, None], tf.int32,
+                                                       name="masked_lm_positions")}
 
 
 def _tf_variables(variables):
@@ -59,12 +59,11 @@ class _Callable(tf.__internal__.tracking.AutoTrackable):
     """A reusable SavedModel object: `__call__(inputs, training)`, its variables,
     `serve` and `call_training` endpoints, and (no) regularization losses."""
 
-    def __init__(self, model, fn, input_names):
+    def __init__(self, model, fn, spec):
         super().__init__()
         self.variables = _tf_variables(model.variables)
         self.trainable_variables = _tf_variables(model.trainable_variables)
         self.regularization_losses = []
-        spec = _specs(input_names)
         call = tf.function(fn)
         for training in (False, True):
             call.get_concrete_function(spec, training)
@@ -77,17 +76,20 @@ class _Callable(tf.__internal__.tracking.AutoTrackable):
         return self.__dict__["__call__"](inputs, training)
 
 
-def _within_positions(inputs, max_positions):
-    """`inputs` for the encoder, checked first to be at most `max_positions` tokens
-    long: past that the position-embedding lookup fails with a bare gather error
-    on CPU and silently reads zeros on GPU."""
-    length = tf.shape(inputs["input_word_ids"])[1]
+def _within_positions(inputs, names, max_positions):
+    """The encoder's inputs (`names`) of `inputs`, checked first to be at most
+    `max_positions` tokens long (None: no limit): past that the
+    position-embedding lookup fails with a bare gather error on CPU and
+    silently reads zeros on GPU."""
+    if max_positions is None:
+        return {k: inputs[k] for k in names}
+    length = tf.shape(inputs["input_mask"])[1]
     check = tf.debugging.assert_less_equal(
         length, max_positions,
         message=f"the encoder takes at most max_position_embeddings={max_positions} tokens "
-                "per row; input_word_ids has more (truncate, or preprocess with a smaller seq_length)")
+                "per row; the inputs have more (truncate, or preprocess with a smaller seq_length)")
     with tf.control_dependencies([check]):
-        return {k: tf.identity(inputs[k]) for k in ENCODER_INPUTS}
+        return {k: tf.identity(inputs[k]) for k in names}
 
 
 def _encoder_outputs(encoded):
@@ -112,18 +114,21 @@ class HubEncoder(_Callable):
         pretrainer = model if hasattr(model, "masked_lm") else None
         encoder = model.encoder if pretrainer else model
         max_positions = encoder.config.max_position_embeddings
+        self.input_specs = ids_specs(encoder)
 
         def encode(inputs, training=False):
-            return _encoder_outputs(encoder(_within_positions(inputs, max_positions), training=training))
+            return _encoder_outputs(encoder(_within_positions(inputs, self.input_specs, max_positions),
+                                            training=training))
 
         def masked_lm(inputs, training=False):
-            encoded = encoder(_within_positions(inputs, max_positions), training=training)
+            encoded = encoder(_within_positions(inputs, self.input_specs, max_positions),
+                              training=training)
             logits = pretrainer.masked_lm(encoded["sequence_output"], inputs["masked_lm_positions"])
             return {**_encoder_outputs(encoded), "mlm_logits": logits}
 
-        super().__init__(encoder, encode, ENCODER_INPUTS)
+        super().__init__(encoder, encode, self.input_specs)
         if pretrainer:
-            self.mlm = _Callable(pretrainer, masked_lm, ENCODER_INPUTS + ("masked_lm_positions",))
+            self.mlm = _Callable(pretrainer, masked_lm, {**self.input_specs, **_MLM_POSITIONS})
         if vocab_file:
             self.vocab_file = tf.saved_model.Asset(vocab_file)
             self.do_lower_case = tf.Variable(bool(do_lower_case), trainable=False, name="do_lower_case")
@@ -138,11 +143,10 @@ class HubEncoder(_Callable):
             return signature
 
         signatures = {"serving_default": tf.function(
-            flat(self.serve), input_signature=[_specs(ENCODER_INPUTS)])}
+            flat(self.serve), input_signature=[self.input_specs])}
         if hasattr(self, "mlm"):
             signatures["mlm"] = tf.function(
-                flat(self.mlm.serve),
-                input_signature=[_specs(ENCODER_INPUTS + ("masked_lm_positions",))])
+                flat(self.mlm.serve), input_signature=[{**self.input_specs, **_MLM_POSITIONS}])
         return signatures
 
 

@@ -6,8 +6,10 @@ Signatures (each batched; `saved_model_cli show --all` lists them):
   strings, tokenized and packed in the graph exactly as in training.
 - `serve_examples(examples)`: serialized `tf.Example`s with the original
   `run_classifier.py` features `input_ids`, `input_mask`, `segment_ids`
-  (int64, `max_seq_length` each), as its estimator export parsed them.
-- `serve_ids(input_word_ids, input_mask, input_type_ids)`: packed ids.
+  (int64, `max_seq_length` each), as its estimator export parsed them (a
+  family with other encoder inputs: each under its own name, flattened).
+- `serve_ids(...)`: packed ids, the encoder inputs its family declares (BERT:
+  `input_word_ids`, `input_mask`, `input_type_ids`).
 
 Outputs: classification -> `label_ids` int32 [batch], `label_names` string
 [batch], `probabilities` float32 [batch, classes]; regression -> `score`
@@ -22,9 +24,7 @@ import tensorflow as tf
 
 from data.text.text_side import TextPacker
 from export.serving_module import ServingModule, ids_specs, text_spec
-from modeling.encoder_interface import ENCODER_INPUTS
-
-EXAMPLE_FEATURES = ("input_ids", "input_mask", "segment_ids")  # the original's names
+from data.classification.features import record_name
 WARMUP_TEXTS = (("The quick brown fox jumps over the lazy dog.", "A fox jumped."),
                 ("", "Nothing to compare."))
 
@@ -61,15 +61,15 @@ def save_classification(export_dir, model, text_side, max_seq_length, label_list
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
     def serve_examples(examples):
-        spec = {name: tf.io.FixedLenFeature([max_seq_length], tf.int64) for name in EXAMPLE_FEATURES}
-        parsed = tf.io.parse_example(examples, spec)
-        return outputs({ours: tf.cast(parsed[theirs], tf.int32)
-                        for ours, theirs in zip(ENCODER_INPUTS, EXAMPLE_FEATURES)})
+        parsed = tf.io.parse_example(examples, {
+            record_name(name): tf.io.FixedLenFeature(shape, tf.int64)
+            for name, shape in text_side.input_shapes(max_seq_length).items()})
+        return outputs({name: tf.cast(parsed[record_name(name)], tf.int32)
+                        for name in text_side.input_shapes(max_seq_length)})
 
-    @tf.function(input_signature=ids_specs())
-    def serve_ids(input_word_ids, input_mask, input_type_ids):
-        return outputs({"input_word_ids": input_word_ids, "input_mask": input_mask,
-                        "input_type_ids": input_type_ids})
+    @tf.function(input_signature=[ids_specs(model.encoder)])
+    def serve_ids(inputs):
+        return outputs(inputs)
 
     module = ServingModule(model, text_side, packer.tokenizer)
     signatures = {"serving_default": serving_default, "serve_examples": serve_examples,
@@ -81,9 +81,9 @@ def save_classification(export_dir, model, text_side, max_seq_length, label_list
 def example_protos(inputs):
     """Serialized `tf.Example`s of packed encoder inputs, the original's feature names."""
     protos = []
-    for row in range(len(inputs["input_word_ids"])):
-        feature = {theirs: tf.train.Feature(int64_list=tf.train.Int64List(value=inputs[ours][row]))
-                   for ours, theirs in zip(ENCODER_INPUTS, EXAMPLE_FEATURES)}
+    for row in range(len(inputs["input_mask"])):
+        feature = {record_name(name): tf.train.Feature(int64_list=tf.train.Int64List(
+            value=values[row].ravel())) for name, values in inputs.items()}
         protos.append(tf.train.Example(features=tf.train.Features(feature=feature))
                       .SerializeToString())
     return np.array(protos, dtype=object)

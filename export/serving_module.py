@@ -7,7 +7,7 @@ import tensorflow as tf
 
 from export.saved_model_io import save_atomically
 from export.warmup import write_warmup_requests
-from modeling.encoder_interface import ENCODER_INPUTS
+from modeling.encoder_interface import input_specs
 
 
 def text_spec(name):
@@ -15,9 +15,10 @@ def text_spec(name):
     return tf.TensorSpec([None], tf.string, name=name)
 
 
-def ids_specs():
-    """The encoder inputs, int32 [batch, seq], as flat named specs."""
-    return [tf.TensorSpec([None, None], tf.int32, name=name) for name in ENCODER_INPUTS]
+def ids_specs(encoder, leading=()):
+    """{name: spec} of the inputs `encoder` declares, [batch, *leading, seq, ...]."""
+    return {name: tf.TensorSpec([None, *leading, *shape], dtype, name=name)
+            for name, (shape, dtype) in input_specs(encoder).items()}
 
 
 class ServingModule(tf.__internal__.tracking.AutoTrackable):
@@ -34,6 +35,7 @@ class ServingModule(tf.__internal__.tracking.AutoTrackable):
     def __init__(self, model, text_side, tokenizer):
         super().__init__()
         self.vocab_file = tf.saved_model.Asset(text_side.model_file)
+        self.vocabulary_files = [tf.saved_model.Asset(path) for path in text_side.vocabulary_files()[1:]]
         if tokenizer.resources:  # e.g. SentencePiece's model; WordPiece's tables are constants
             self.tokenizer_resources = list(tokenizer.resources)
         self.variables = [v.value for v in model.variables]

@@ -13,11 +13,14 @@ class QuestionAnswering:
     `data.question_answering.features.QuestionFirst`), `head` is the task's
     head (as `tasks.question_answering_heads.StartEndHead`), `graph_head` its
     reader in the SavedModel (as
-    `tasks.question_answering_graph_heads.StartEndReader`)."""
+    `tasks.question_answering_graph_heads.StartEndReader`); `flags` the
+    integer flags `run_squad.py` defines for its head, (name, default, help),
+    each a field of `tasks.question_answering.QuestionAnsweringConfig`."""
 
     windows: type
     head: type
     graph_head: type
+    flags: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -6,26 +6,42 @@ import keras
 from keras import ops
 
 from families import registry
-from modeling.encoder_interface import ENCODER_INPUTS, check_encoder
+from modeling.encoder_interface import check_encoder, input_specs
 from modeling.heads import (ClassificationHead, MultipleChoiceHead, SpanHead,
                             TokenClassificationHead)
 
 
-def encoder_inputs(encoder, shape=(None,)):
+def encoder_inputs(encoder, leading=()):
     """Keras inputs for `encoder` (checked against `modeling.encoder_interface`),
-    int32 of `shape` after the batch."""
+    as it declares them, with `leading` axes after the batch (multiple choice's
+    choices)."""
     check_encoder(encoder)
-    return {name: keras.Input(shape=shape, dtype="int32", name=name) for name in ENCODER_INPUTS}
+    return {name: keras.Input(shape=leading + shape, dtype=dtype, name=name)
+            for name, (shape, dtype) in input_specs(encoder).items()}
+
+
+def with_auxiliary_loss(encoder, inputs, encoded, outputs, choices_of=None):
+    """`outputs` plus the encoder's `auxiliary_loss` [batch] times
+    `config.auxiliary_loss_weight` when it has one (see
+    `modeling.encoder_interface`); with `choices_of` (the [batch, choices, ...]
+    inputs) the mean over each example's choices."""
+    if not hasattr(encoder, "auxiliary_loss"):
+        return outputs
+    loss = encoder.auxiliary_loss(inputs, encoded) * encoder.config.auxiliary_loss_weight
+    if choices_of is not None:
+        loss = ops.mean(UnflattenChoices(dtype="float32", name="unflatten_auxiliary_loss")(
+            loss[:, None], choices_of), axis=1)
+    return {**outputs, "auxiliary_loss": loss}
 
 
 class FlattenChoices(keras.layers.Layer):
-    """[batch, choices, seq] -> [batch * choices, seq]."""
+    """[batch, choices, seq, ...] -> [batch * choices, seq, ...]."""
 
     def call(self, inputs):
-        return ops.reshape(inputs, (-1, ops.shape(inputs)[-1]))
+        return ops.reshape(inputs, (-1, *ops.shape(inputs)[2:]))
 
     def compute_output_shape(self, inputs_shape):
-        return (None, inputs_shape[-1])
+        return (None, *inputs_shape[2:])
 
 
 class UnflattenChoices(keras.layers.Layer):
@@ -73,8 +89,10 @@ class SequenceClassifier(TaskModel):
         inputs = encoder_inputs(encoder)
         head = ClassificationHead(num_classes, dropout_rate, encoder.config.initializer_range,
                                   dtype=encoder.dtype_policy, name="classifier")
-        logits = head(encoder(inputs)["pooled_output"])
-        super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
+        encoded = encoder(inputs)
+        logits = head(encoded["pooled_output"])
+        super().__init__(inputs=inputs, **kwargs,
+                         outputs=with_auxiliary_loss(encoder, inputs, encoded, {"logits": logits}))
         self._store(encoder, num_classes=num_classes, dropout_rate=dropout_rate)
 
 
@@ -86,8 +104,10 @@ class SpanLabeler(TaskModel):
         inputs = encoder_inputs(encoder)
         head = SpanHead(encoder.config.initializer_range, dtype=encoder.dtype_policy,
                         name="span")
-        start, end = head(encoder(inputs)["sequence_output"])
-        super().__init__(inputs=inputs, outputs={"start_logits": start, "end_logits": end},
+        encoded = encoder(inputs)
+        start, end = head(encoded["sequence_output"])
+        outputs = {"start_logits": start, "end_logits": end}
+        super().__init__(inputs=inputs, outputs=with_auxiliary_loss(encoder, inputs, encoded, outputs),
                          **kwargs)
         self._store(encoder)
 
@@ -100,8 +120,10 @@ class TokenClassifier(TaskModel):
         inputs = encoder_inputs(encoder)
         head = TokenClassificationHead(num_labels, dropout_rate, encoder.config.initializer_range,
                                        dtype=encoder.dtype_policy, name="token_classifier")
-        logits = head(encoder(inputs)["sequence_output"])
-        super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
+        encoded = encoder(inputs)
+        logits = head(encoded["sequence_output"])
+        super().__init__(inputs=inputs, **kwargs,
+                         outputs=with_auxiliary_loss(encoder, inputs, encoded, {"logits": logits}))
         self._store(encoder, num_labels=num_labels, dropout_rate=dropout_rate)
 
 
@@ -112,15 +134,18 @@ class MultipleChoiceClassifier(TaskModel):
     `logits` [batch, choices] for a softmax over the choices (SWAG)."""
 
     def __init__(self, encoder, dropout_rate=0.1, **kwargs):
-        inputs = encoder_inputs(encoder, shape=(None, None))
+        inputs = encoder_inputs(encoder, leading=(None,))
         head = MultipleChoiceHead(dropout_rate, encoder.config.initializer_range,
                                   dtype=encoder.dtype_policy, name="choice_scorer")
         flat = {k: FlattenChoices(name=f"flatten_{k}")(v) for k, v in inputs.items()}
-        scores = head(encoder(flat)["pooled_output"])
+        encoded = encoder(flat)
+        scores = head(encoded["pooled_output"])
         # float32 logits under mixed precision too, as every other task model returns.
         logits = UnflattenChoices(dtype="float32", name="unflatten_scores")(
-            scores, inputs["input_word_ids"])
-        super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
+            scores, inputs["input_mask"])
+        super().__init__(inputs=inputs, **kwargs,
+                         outputs=with_auxiliary_loss(encoder, flat, encoded, {"logits": logits},
+                                                     choices_of=inputs["input_mask"]))
         self._store(encoder, dropout_rate=dropout_rate)
 
 

@@ -44,6 +44,7 @@ answering (its windows laid out and its head picked by the family:
 import abc
 
 import keras
+from keras import ops
 
 from checkpoints.pretrained import load_pretrained
 from data.text.families import text_side_for
@@ -90,6 +91,16 @@ class Task(abc.ABC):
     @abc.abstractmethod
     def loss(self, labels, outputs):
         """Per-example float32 loss [batch]; the trainer averages over the global batch."""
+
+    def training_loss(self, labels, outputs):
+        """What training minimises: `loss` plus the auxiliary loss a family's
+        encoder adds through the task model (`auxiliary_loss` [batch], already
+        weighted: GPT's language-model loss times `lm_coef`). Evaluation
+        reports `loss` alone."""
+        loss = self.loss(labels, outputs)
+        if "auxiliary_loss" in outputs:
+            loss += ops.cast(outputs["auxiliary_loss"], loss.dtype)
+        return loss
 
     def build_metrics(self):
         """Streaming Keras metrics, created under the strategy scope."""

@@ -138,7 +138,9 @@ class ClassificationTask(FineTuningTask):
         window = batch_size * (_BATCHES_PER_LENGTH_GROUP if grouped else 1)
         dataset = dataset.batch(window, drop_remainder=training)
         dataset = dataset.map(
-            lambda records: parse_batch(records, self.config.max_seq_length, self.is_regression),
+            lambda records: parse_batch(records,
+                                        self.text_side.input_shapes(self.config.max_seq_length),
+                                        self.is_regression),
             num_parallel_calls=tf.data.AUTOTUNE)
         if grouped:
             dataset = dataset.map(sort_by_length).unbatch().batch(batch_size,

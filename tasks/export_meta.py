@@ -40,9 +40,9 @@ import json
 import os
 import shutil
 
-from data.text.families import text_side_for, vocab_file_name
+from data.text.families import text_side_for, vocab_file_name, vocabulary_file_names
 from families import registry
-from modeling.encoder_interface import config_from_dict, family_of
+from modeling.encoder_interface import config_from_dict, exceeds_positions, family_of
 from utils.files import atomic_write_text, read_json_object
 
 EXPORT_META_FILE = "export_meta.json"
@@ -90,10 +90,9 @@ class ExportMeta:
             unknown = sorted(set(self.squad) - set(SQUAD_OPTIONS))
             if unknown:
                 raise ExportMetaError(f"unknown squad option(s) {unknown}; expected {SQUAD_OPTIONS}")
-        limit = self.encoder_config.max_position_embeddings
-        if self.max_seq_length > limit:
+        if exceeds_positions(self.encoder_config, self.max_seq_length):
             raise ExportMetaError(f"max_seq_length {self.max_seq_length} exceeds "
-                                  f"max_position_embeddings {limit}")
+                                  f"max_position_embeddings {self.encoder_config.max_position_embeddings}")
 
     @property
     def encoder_family(self):
@@ -117,11 +116,15 @@ class ExportMeta:
 
 def write_export_meta(output_dir, meta):
     """Writes `export_meta.json`, the encoder's config file and a copy of the
-    vocabulary file beside it; returns the path."""
+    vocabulary's files beside it; returns the path."""
     os.makedirs(output_dir, exist_ok=True)
-    vocab_copy = os.path.join(output_dir, vocab_file_name(meta.encoder_family))
-    if not (os.path.exists(vocab_copy) and os.path.samefile(meta.vocab_file, vocab_copy)):
-        shutil.copyfile(meta.vocab_file, vocab_copy)
+    first, *others = vocabulary_file_names(meta.encoder_family)
+    sources = [meta.vocab_file] + [os.path.join(os.path.dirname(meta.vocab_file), name)
+                                   for name in others]
+    for source, name in zip(sources, [first, *others]):
+        copy = os.path.join(output_dir, name)
+        if not (os.path.exists(copy) and os.path.samefile(source, copy)):
+            shutil.copyfile(source, copy)
     meta.encoder_config.to_json_file(os.path.join(output_dir, meta.encoder_config.config_file_name))
     path = os.path.join(output_dir, EXPORT_META_FILE)
     atomic_write_text(path, meta.to_json())

@@ -11,7 +11,8 @@ side packs (`data/text/text_side.py`): BERT's `[CLS] A [SEP] (B [SEP])`, XLNet's
 SentencePiece pieces in `A <sep> (B <sep>) <cls>`; pairs truncated longest
 first, as the original; padding (XLNet's on the left) has no features. Each
 token also carries `segment`, its `input_type_ids` (0 for text_a, 1 for
-text_b; XLNet's `<cls>` 2), and `char_span`, the [begin, end) character
+text_b; XLNet's `<cls>` 2; for a family without them, 1 on text_b's pieces
+and 0 elsewhere), and `char_span`, the [begin, end) character
 offsets of the piece in its segment's text, where the family's tokenizer
 gives offsets (WordPiece: a `##` piece spans its part of the word, a word
 that became `[UNK]` the whole word); null for special tokens and for pieces
@@ -98,7 +99,7 @@ def _piece_indexes(text_side, num_a, num_b, max_seq_length, positions):
     none reads as a special id) shows where the family puts each."""
     marks = -1 - np.arange(num_a + (num_b or 0))
     marks_b = None if num_b is None else marks[num_a:].tolist()
-    marks, _, _ = text_side.pack(marks[:num_a].tolist(), marks_b, max_seq_length)
+    marks = text_side.pack(marks[:num_a].tolist(), marks_b, max_seq_length)["input_word_ids"]
     return [int(-1 - m) if m < 0 else None for m in marks[positions]]
 
 
@@ -117,15 +118,17 @@ def encode_lines(lines, text_side, max_seq_length):
         if ids_b is not None:
             ids_b = kept_b
             spans += spans_b[:len(ids_b)]
-        word_ids, mask, type_ids = text_side.pack(ids_a, ids_b, max_seq_length)
-        positions = np.flatnonzero(mask)
+        inputs = text_side.pack(ids_a, ids_b, max_seq_length)
+        positions = np.flatnonzero(inputs["input_mask"])
         pieces = _piece_indexes(text_side, len(ids_a), None if ids_b is None else len(ids_b),
                                 max_seq_length, positions)
+        if "input_type_ids" in inputs:
+            segments = inputs["input_type_ids"][positions].tolist()
+        else:  # a family without segment ids: B's pieces are segment 1, the rest 0
+            segments = [int(i is not None and i >= len(ids_a)) for i in pieces]
         encoded.append(EncodedLine(
-            line.unique_id,
-            {"input_word_ids": word_ids, "input_mask": mask, "input_type_ids": type_ids},
-            text_side.to_tokens(word_ids[positions].tolist()), type_ids[positions].tolist(),
-            [None if i is None else spans[i] for i in pieces], positions.tolist()))
+            line.unique_id, inputs, text_side.to_tokens(inputs["input_word_ids"][positions].tolist()),
+            segments, [None if i is None else spans[i] for i in pieces], positions.tolist()))
     return encoded
 
 

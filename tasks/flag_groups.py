@@ -4,7 +4,8 @@ its own defaults where the original's differ (SQuAD: `max_seq_length=384`),
 then its task's own flags.
 
     define_model_flags       bert_config_file, init_checkpoint, preset
-    define_text_flags        vocab_file, spiece_model_file, do_lower_case, max_seq_length
+    define_text_flags        vocab_file (and each family's own vocabulary flag, as XLNet's
+                             spiece_model_file), do_lower_case, max_seq_length
     define_training_flags    do_train, do_eval, train_batch_size, eval_batch_size,
                              learning_rate (pretraining and fine-tuning)
     define_fine_tuning_flags the training flags and data_dir, do_predict,
@@ -46,12 +47,14 @@ def define_text_flags(max_seq_length=128, length_help="Tokens per example after 
                                  "default: the one beside --init_checkpoint).",
                       lower_case=True):
     """`max_seq_length=None` leaves that flag out; `lower_case=False` leaves out
-    `spiece_model_file` and `do_lower_case` (for command lines that read ids, not text)."""
+    the families' own vocabulary flags and `do_lower_case` (for command lines
+    that read ids, not text)."""
     flags.DEFINE_string("vocab_file", None, vocab_help)
     if lower_case:
-        flags.DEFINE_string("spiece_model_file", None, "XLNet's SentencePiece model (the "
-                            "original's flag; --vocab_file takes it too; default: spiece.model "
-                            "beside --init_checkpoint).")
+        for name, family in family_vocabulary_flags().items():
+            flags.DEFINE_string(name, None, f"{family.title}'s {family.text_side.model_file_name} "
+                                "(the original's flag; --vocab_file takes it too; default: the one "
+                                "beside --init_checkpoint).")
         flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models). Left "
                           "out: true for BERT, false for XLNet (the original's --uncased).")
     if max_seq_length is not None:
@@ -110,11 +113,21 @@ def check_fine_tuning_flags(required=("data_dir",), flag_values=FLAGS):
             raise app.UsageError(f"--{name} is required")
 
 
+def family_vocabulary_flags():
+    """{flag name: family} of the families' own vocabulary flags other than
+    --vocab_file (XLNet's --spiece_model_file)."""
+    return {f.config_type.vocab_file_flag.lstrip("-"): f for f in registry.families()
+            if f.config_type.vocab_file_flag != "--vocab_file"}
+
+
 def vocab_file_from_flags():
-    """--vocab_file or XLNet's --spiece_model_file (None when neither is given)."""
-    if FLAGS.vocab_file and FLAGS.spiece_model_file:
-        raise app.UsageError("give --vocab_file or --spiece_model_file, not both")
-    return FLAGS.vocab_file or FLAGS.spiece_model_file
+    """--vocab_file or a family's own vocabulary flag (XLNet's
+    --spiece_model_file); None when none is given."""
+    given = [name for name in ("vocab_file", *family_vocabulary_flags())
+             if name in FLAGS and FLAGS[name].value]
+    if len(given) > 1:
+        raise app.UsageError(f"give one of --{' or --'.join(given)}, not several")
+    return FLAGS[given[0]].value if given else None
 
 
 def model_files_from_flags(task=None):

@@ -23,7 +23,8 @@ from absl import logging
 
 from data.question_answering.features import check_lengths, convert_examples_to_features
 from data.question_answering.squad_reader import read_squad_file
-from modeling.encoder_interface import ENCODER_INPUTS, family_of
+from data.text.segments import stack_inputs
+from modeling.encoder_interface import exceeds_positions, family_of
 from tasks.array_dataset import array_dataset
 from tasks.base import FineTuningTask, text_side
 from tasks.export_meta import SQUAD_OPTIONS, ExportMeta
@@ -61,7 +62,7 @@ class QuestionAnsweringConfig:
             if not 1 <= getattr(self, name) <= self.max_seq_length:
                 raise ValueError(f"{name} must be in [1, max_seq_length={self.max_seq_length}], "
                                  f"got {getattr(self, name)}")
-        if self.max_seq_length > self.encoder_config.max_position_embeddings:
+        if exceeds_positions(self.encoder_config, self.max_seq_length):
             raise ValueError(f"max_seq_length {self.max_seq_length} exceeds the model's "
                              f"max_position_embeddings {self.encoder_config.max_position_embeddings}")
 
@@ -158,7 +159,7 @@ class QuestionAnsweringTask(FineTuningTask):
         features = self.split(split).features
         if not features:
             raise ValueError(f"the {split!r} split has no usable question")
-        inputs = {name: np.stack([getattr(f, name) for f in features]) for name in ENCODER_INPUTS}
+        inputs = stack_inputs([f.inputs for f in features])
         inputs.update(self.head.inputs(features, training=split == "train"))
         if split == "train":
             labels = self.head.labels(features)

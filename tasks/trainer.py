@@ -165,7 +165,7 @@ class Trainer:
         def forward_backward(features, labels, carried):
             with tf.GradientTape() as tape:
                 outputs, carried = task.forward(model, features, carried, training=True)
-                loss = tf.reduce_sum(task.loss(labels, outputs)) / batch_size
+                loss = tf.reduce_sum(task.training_loss(labels, outputs)) / batch_size
                 scaled = optimizer.scale_loss(loss) if scale_loss else loss
             grads = tape.gradient(scaled, variables)
             # Dense: embedding gradients come as IndexedSlices with repeated rows,

@@ -3,9 +3,11 @@
 Each example becomes `max_seq_length` ids packed by its encoder family's text
 side (BERT: `[CLS] A [SEP] (B [SEP])`), pairs truncated longest-first as in
 the original (`data/text/text_side.py`). The
-TFRecords use the original `run_classifier.py` feature names (`input_ids`,
-`input_mask`, `segment_ids`, `label_ids`, `is_real_example`) plus
-`example_index`, the example's position in its file, which keys predictions.
+TFRecords hold each encoder input the text side packs, flattened, under the
+original `run_classifier.py` names where it has them (`input_ids`,
+`input_mask`, `segment_ids`; then `label_ids`, `is_real_example`) and under
+its own name otherwise, plus `example_index`, the example's position in its
+file, which keys predictions.
 `label_ids` is a float for regression.
 
 A split is tokenized once: its file is named by a hash of the examples, the
@@ -22,6 +24,7 @@ import tensorflow as tf
 from absl import logging
 
 from data.text.families import as_text_side
+from data.text.segments import stack_inputs
 
 FORMAT_VERSION = 1
 _UNLABELLED = 0
@@ -29,11 +32,10 @@ _UNLABELLED = 0
 
 @dataclasses.dataclass
 class ClassifierFeatures:
-    """Packed inputs [N, max_seq_length] int32 and labels [N] of one split."""
+    """Packed encoder inputs ({name: int32 [N, max_seq_length, ...]}, as the
+    text side's `pack` names them) and labels [N] of one split."""
 
-    input_ids: np.ndarray
-    input_mask: np.ndarray
-    segment_ids: np.ndarray
+    inputs: dict
     label_ids: np.ndarray  # int32 class ids, or float32 scores for regression
     num_truncated: int
 
@@ -59,11 +61,12 @@ def encode_examples(examples, text_side, max_seq_length, label_list):
         else:
             labels.append(example.label if label_list is None else label_ids[example.label])
     if rows:
-        word_ids, mask, type_ids = (np.stack(column) for column in zip(*rows))
+        inputs = stack_inputs(rows)
     else:
-        word_ids = mask = type_ids = np.zeros((0, max_seq_length), np.int32)
+        inputs = {name: np.zeros((0, *shape), np.int32)
+                  for name, shape in text_side.input_shapes(max_seq_length).items()}
     dtype = np.float32 if label_list is None else np.int32
-    return ClassifierFeatures(word_ids, mask, type_ids, np.asarray(labels, dtype), truncated)
+    return ClassifierFeatures(inputs, np.asarray(labels, dtype), truncated)
 
 
 def features_key(examples, vocab_file, do_lower_case, max_seq_length, label_list):
@@ -76,6 +79,15 @@ def features_key(examples, vocab_file, do_lower_case, max_seq_length, label_list
     for e in examples:
         digest.update(repr((e.guid, e.text_a, e.text_b, e.label)).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+# The original run_classifier.py's names of the inputs it has.
+_RECORD_NAMES = {"input_word_ids": "input_ids", "input_type_ids": "segment_ids"}
+
+
+def record_name(name):
+    """The tf.Example feature holding encoder input `name`."""
+    return _RECORD_NAMES.get(name, name)
 
 
 def _int64(values):
@@ -92,9 +104,8 @@ def write_tfrecord(path, features):
             for i in range(len(features)):
                 label = features.label_ids[i].item()
                 example = tf.train.Example(features=tf.train.Features(feature={
-                    "input_ids": _int64(features.input_ids[i]),
-                    "input_mask": _int64(features.input_mask[i]),
-                    "segment_ids": _int64(features.segment_ids[i]),
+                    **{record_name(name): _int64(values[i].ravel())
+                       for name, values in features.inputs.items()},
                     "label_ids": (tf.train.Feature(float_list=tf.train.FloatList(value=[label]))
                                   if regression else _int64([label])),
                     "is_real_example": _int64([1]),
@@ -127,20 +138,17 @@ def cached_tfrecord(cache_dir, name, examples, text_side, vocab_file, do_lower_c
     return path
 
 
-def parse_batch(serialized, max_seq_length, regression):
-    """A batch of serialized tf.Examples -> (encoder inputs, {label, example_index})."""
-    ids = tf.io.FixedLenFeature([max_seq_length], tf.int64)
-    spec = {
-        "input_ids": ids, "input_mask": ids, "segment_ids": ids,
+def parse_batch(serialized, input_shapes, regression):
+    """A batch of serialized tf.Examples -> (encoder inputs, {label, example_index});
+    `input_shapes` are the text side's `input_shapes(max_seq_length)`."""
+    spec = {record_name(name): tf.io.FixedLenFeature(shape, tf.int64)
+            for name, shape in input_shapes.items()}
+    spec.update({
         "label_ids": tf.io.FixedLenFeature([], tf.float32 if regression else tf.int64),
         "example_index": tf.io.FixedLenFeature([], tf.int64),
-    }
+    })
     parsed = tf.io.parse_example(serialized, spec)
-    features = {
-        "input_word_ids": tf.cast(parsed["input_ids"], tf.int32),
-        "input_mask": tf.cast(parsed["input_mask"], tf.int32),
-        "input_type_ids": tf.cast(parsed["segment_ids"], tf.int32),
-    }
+    features = {name: tf.cast(parsed[record_name(name)], tf.int32) for name in input_shapes}
     label = parsed["label_ids"] if regression else tf.cast(parsed["label_ids"], tf.int32)
     return features, {"label": label, "example_index": tf.cast(parsed["example_index"], tf.int32)}
 

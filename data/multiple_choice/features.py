@@ -11,6 +11,7 @@ import dataclasses
 import numpy as np
 
 from data.text.families import as_text_side
+from data.text.segments import stack_inputs
 
 NO_LABEL = -1
 
@@ -26,8 +27,9 @@ class ChoiceFeatures:
 
 
 def encode_example(text_side, example, max_seq_length):
-    """(word_ids, mask, type_ids) int32 [choices, seq] and how many choices were
-    truncated; `text_side` is a `TextSide`, or a WordPiece `FullTokenizer` for BERT's."""
+    """The encoder inputs ({name: int32 [choices, seq, ...]}) and how many
+    choices were truncated; `text_side` is a `TextSide`, or a WordPiece
+    `FullTokenizer` for BERT's."""
     text_side = as_text_side(text_side)
     context_ids = text_side.encode(example.context)
     rows, truncated = [], 0
@@ -36,21 +38,18 @@ def encode_example(text_side, example, max_seq_length):
         truncated += (len(context_ids) + len(choice_ids) + text_side.num_specials(choice_ids)
                       > max_seq_length)
         rows.append(text_side.pack(context_ids, choice_ids, max_seq_length))
-    word_ids, mask, type_ids = (np.stack(column) for column in zip(*rows))
-    return (word_ids, mask, type_ids), truncated
+    return stack_inputs(rows), truncated
 
 
 def encode_examples(text_side, examples, max_seq_length):
     """`ChoiceFeatures` for examples that all have the same number of choices;
     `text_side` is a `TextSide`, or a WordPiece `FullTokenizer` for BERT's."""
     text_side = as_text_side(text_side)
-    columns, num_truncated = ([], [], []), 0
+    per_example, num_truncated = [], 0
     for example in examples:
-        arrays, truncated = encode_example(text_side, example, max_seq_length)
-        for column, array in zip(columns, arrays):
-            column.append(array)
+        inputs, truncated = encode_example(text_side, example, max_seq_length)
+        per_example.append(inputs)
         num_truncated += truncated
-    names = ("input_word_ids", "input_mask", "input_type_ids")
-    inputs = {name: np.stack(column) for name, column in zip(names, columns)}
+    inputs = stack_inputs(per_example)
     labels = np.array([NO_LABEL if e.label is None else e.label for e in examples], np.int32)
     return ChoiceFeatures(inputs, labels, num_truncated)

@@ -68,9 +68,7 @@ class SquadFeature:
     tokens: list
     token_to_orig_map: dict
     token_is_max_context: dict
-    input_word_ids: np.ndarray
-    input_mask: np.ndarray
-    input_type_ids: np.ndarray
+    inputs: dict  # the encoder inputs of the window, as the text side's `pack` names them
     p_mask: np.ndarray = None
     cls_index: int = 0
     start_position: int = None
@@ -138,8 +136,8 @@ class QuestionFirst:
 
     @staticmethod
     def pack(text, query_ids, doc_ids, max_seq_length):
-        """(input_word_ids, input_mask, input_type_ids, doc_offset, cls_index)."""
-        return (*text.pack(query_ids, doc_ids, max_seq_length), len(query_ids) + 2, 0)
+        """(encoder inputs, doc_offset, cls_index)."""
+        return text.pack(query_ids, doc_ids, max_seq_length), len(query_ids) + 2, 0
 
     @staticmethod
     def tokens(query, doc, doc_offset):
@@ -203,7 +201,7 @@ def convert_examples_to_features(examples, text, max_seq_length, doc_stride,
         for span_index, span in enumerate(spans):
             positions = range(span.start, span.start + span.length)
             window_pieces = pieces[span.start:span.start + span.length]
-            word_ids, mask, type_ids, doc_offset, cls_index = layout.pack(
+            inputs, doc_offset, cls_index = layout.pack(
                 text, query_ids, layout.ids(text, window_pieces), max_seq_length)
             p_mask = np.ones(max_seq_length, np.float32)
             p_mask[doc_offset:doc_offset + span.length] = 0.0
@@ -214,7 +212,7 @@ def convert_examples_to_features(examples, text, max_seq_length, doc_stride,
                 token_to_orig_map={doc_offset + i: piece_to_word[p] for i, p in enumerate(positions)},
                 token_is_max_context={doc_offset + i: is_max_context(spans, span_index, p)
                                       for i, p in enumerate(positions)},
-                input_word_ids=word_ids, input_mask=mask, input_type_ids=type_ids,
+                inputs=inputs,
                 p_mask=p_mask, cls_index=cls_index, is_impossible=example.is_impossible)
             if is_training:
                 window = _window_positions(answer, span, doc_offset)

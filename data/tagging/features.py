@@ -27,6 +27,7 @@ import dataclasses
 import numpy as np
 
 from data.text.families import as_text_side
+from data.text.segments import stack_inputs
 
 
 @dataclasses.dataclass
@@ -114,9 +115,8 @@ def build_tagging_features(sentences, text, label_to_id, max_seq_length=128,
     if doc_stride < 1:
         raise ValueError(f"doc_stride must be positive, got {doc_stride}")
     sentence_pieces = [word_piece_ids(text, s.words, max_pieces) for s in sentences]
-    columns = {name: [] for name in ("input_word_ids", "input_mask", "input_type_ids",
-                                     "label_ids", "label_weights", "word_index")}
-    sentence_index = []
+    columns = {name: [] for name in ("label_ids", "label_weights", "word_index")}
+    packed, sentence_index = [], []
     for index, (sentence, pieces) in enumerate(zip(sentences, sentence_pieces)):
         counts = [len(p) for p in pieces]
         spans = plan_windows(counts, max_pieces, doc_stride)
@@ -137,15 +137,17 @@ def build_tagging_features(sentences, text, label_to_id, max_seq_length=128,
                     weights[position] = 1.0
                     word_index[position] = word
                 position += counts[word]
-            packed = text.pack(window, None, max_seq_length)
-            for name, value in zip(columns, (*packed, label_ids, weights, word_index)):
+            packed.append(text.pack(window, None, max_seq_length))
+            for name, value in zip(columns, (label_ids, weights, word_index)):
                 columns[name].append(value)
             sentence_index.append(index)
     arrays = {name: np.array(values).reshape(-1, max_seq_length)
               for name, values in columns.items()}
+    inputs = (stack_inputs(packed) if packed else
+              {name: np.zeros((0, *shape), np.int32)
+               for name, shape in text.input_shapes(max_seq_length).items()})
     return TaggingFeatures(
-        inputs={name: arrays[name].astype(np.int32)
-                for name in ("input_word_ids", "input_mask", "input_type_ids")},
+        inputs=inputs,
         label_ids=arrays["label_ids"].astype(np.int32),
         label_weights=arrays["label_weights"].astype(np.float32),
         word_index=arrays["word_index"].astype(np.int32),

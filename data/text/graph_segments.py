@@ -12,6 +12,10 @@ import tensorflow as tf
 import tensorflow_text as text
 
 
+# A family's special ids: `cls` the token its pooled vector is read at or
+# opens a row with (BERT's [CLS], XLNet's <cls>, GPT's _classify_), `sep`
+# what ends or divides segments, `pad`, `mask` (None for a family that does
+# not mask), `vocab_size` (every id below it, the specials included).
 SpecialIds = collections.namedtuple("SpecialIds", "cls sep pad mask vocab_size")
 
 
@@ -21,14 +25,11 @@ def special_ids(vocab):
 
 
 def special_tokens_dict(special):
-    """The TF Hub preprocessors' `get_special_tokens_dict()` result: int32 scalars."""
-    return {
-        "vocab_size": tf.constant(special.vocab_size, tf.int32),
-        "start_of_sequence_id": tf.constant(special.cls, tf.int32),
-        "end_of_segment_id": tf.constant(special.sep, tf.int32),
-        "padding_id": tf.constant(special.pad, tf.int32),
-        "mask_id": tf.constant(special.mask, tf.int32),
-    }
+    """The TF Hub preprocessors' `get_special_tokens_dict()` result: int32
+    scalars (no `mask_id` for a family without a mask token)."""
+    ids = {"vocab_size": special.vocab_size, "start_of_sequence_id": special.cls,
+           "end_of_segment_id": special.sep, "padding_id": special.pad, "mask_id": special.mask}
+    return {name: tf.constant(value, tf.int32) for name, value in ids.items() if value is not None}
 
 
 def flatten_words(segment):

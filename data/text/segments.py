@@ -29,11 +29,17 @@ def pack_ids(ids_a, ids_b, max_seq_length, cls_id, sep_id, pad_id=0):
             np.array(type_ids + [0] * padding, np.int32))
 
 
-def stack_inputs(rows):
-    """Encoder inputs (numpy dict of [batch, seq] int32) from packed
-    (input_word_ids, input_mask, input_type_ids) rows."""
-    word_ids, mask, type_ids = (np.stack(column) for column in zip(*rows))
+def named_inputs(word_ids, mask, type_ids):
+    """A packed row as the dict of encoder inputs a `TextSide.pack` returns."""
     return {"input_word_ids": word_ids, "input_mask": mask, "input_type_ids": type_ids}
+
+
+def stack_inputs(rows):
+    """Encoder inputs (numpy dict of [batch, seq, ...] int32) from packed rows:
+    dicts as `TextSide.pack` returns, or (input_word_ids, input_mask,
+    input_type_ids) tuples as `pack_ids` does."""
+    rows = [row if isinstance(row, dict) else named_inputs(*row) for row in rows]
+    return {name: np.stack([row[name] for row in rows]) for name in rows[0]}
 
 
 def encode_texts(tokenizer, texts_a, texts_b=None, max_seq_length=128):

@@ -4,15 +4,18 @@ into encoder inputs, so that none of them names a tokenizer.
 A family's `TextSide` holds its vocabulary file (`model_file`, copied beside
 `export_meta.json` as `model_file_name`), tokenizes in Python (`encode`) and
 in the graph (`graph_tokenizer`), names its tokens (`to_tokens`), knows its
-special ids, and packs one or two segments into `input_word_ids`, `input_mask`
-(1 on real tokens, the encoder interface's convention), `input_type_ids` in
-Python (`pack`) and in the graph (`pack_graph`), padding on `padding_side`.
-Both halves give the same ids.
+special ids, and packs one or two segments into the family's encoder inputs
+(`input_shapes`: BERT's and XLNet's `input_word_ids`, `input_mask` (1 on
+real tokens, the encoder interface's convention), `input_type_ids`) in Python
+(`pack`) and in the graph (`pack_graph`), padding on `padding_side`. Both
+halves give the same ids. A family whose vocabulary is several files lists
+them in `model_file_names`; `model_file` is the first, the others lie beside it.
 `data.text.families.text_side_for` picks the implementation by family name
 (each family's record names its `TextSide`: `families.registry`).
 """
 
 import abc
+import os
 
 import tensorflow as tf
 
@@ -24,6 +27,7 @@ class TextSide(abc.ABC):
 
     family = None  # the encoder family's name, as `export_meta.json` records it
     model_file_name = None  # the vocabulary file's name beside export_meta.json
+    model_file_names = None  # all of them, when several (the first is `model_file_name`)
     padding_side = "right"  # or "left": where packing puts the padding
     do_lower_case_default = True  # what the family's original runners do unless told
 
@@ -65,11 +69,27 @@ class TextSide(abc.ABC):
     def num_specials(self, ids_b):
         """Special tokens `pack` adds to a segment A and `ids_b`."""
 
+    @classmethod
+    def vocabulary_file_names(cls):
+        """Every file of the vocabulary, first the one `model_file` names."""
+        return tuple(cls.model_file_names or (cls.model_file_name,))
+
+    def vocabulary_files(self):
+        """Paths of every file of this vocabulary (the others beside `model_file`)."""
+        directory = os.path.dirname(self.model_file)
+        return (self.model_file,) + tuple(os.path.join(directory, name)
+                                          for name in self.vocabulary_file_names()[1:])
+
+    def input_shapes(self, seq_length):
+        """{encoder input name: shape of one packed row}: what `pack` returns
+        and the family's encoder declares (`encoder.input`)."""
+        return {name: (seq_length,) for name in ("input_word_ids", "input_mask", "input_type_ids")}
+
     @abc.abstractmethod
     def pack(self, ids_a, ids_b, max_seq_length):
-        """(input_word_ids, input_mask, input_type_ids) int32 arrays of
-        `max_seq_length`; `ids_b` None packs one segment. A pair that does not
-        fit is cut longest first, as the original."""
+        """{name: int32 array} of `input_shapes(max_seq_length)`, the encoder's
+        inputs; `ids_b` None packs one segment. A pair that does not fit is cut
+        longest first, as the original."""
 
     @abc.abstractmethod
     def segment_a_start(self, length_a, seq_length):

@@ -4,7 +4,7 @@
 
 from data.text.graph_segments import pack_segments, special_ids
 from data.text.graph_tokenizer import GraphTokenizer
-from data.text.segments import pack_ids
+from data.text.segments import named_inputs, pack_ids
 from data.text.text_side import TextSide
 from data.text.tokenization import FullTokenizer
 
@@ -12,7 +12,7 @@ from data.text.tokenization import FullTokenizer
 class WordPieceText(TextSide):
     """Example:
     >>> text = WordPieceText.from_file("vocab.txt", do_lower_case=True)
-    >>> text.pack(text.encode("Hello!"), None, 8)[0]
+    >>> text.pack(text.encode("Hello!"), None, 8)["input_word_ids"]
     array([ 101, 7592,  999,  102,    0,    0,    0,    0], dtype=int32)
     """
 
@@ -51,7 +51,8 @@ class WordPieceText(TextSide):
 
     def pack(self, ids_a, ids_b, max_seq_length):
         vocab = self.vocab
-        return pack_ids(ids_a, ids_b, max_seq_length, vocab.cls_id, vocab.sep_id, vocab.pad_id)
+        return named_inputs(*pack_ids(ids_a, ids_b, max_seq_length, vocab.cls_id, vocab.sep_id,
+                                      vocab.pad_id))
 
     def segment_a_start(self, length_a, seq_length):
         return 1  # after [CLS]; the padding is on the right

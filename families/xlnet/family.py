@@ -21,6 +21,9 @@ FAMILY = Family(
     tiny_preset="xlnet_tiny",
     checkpoint_formats=FORMATS, saved_weights=saved_weights, foreign_config=foreign_config,
     convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
-    question_answering=QuestionAnswering(ParagraphFirst, BeamHead, BeamReader),
+    question_answering=QuestionAnswering(
+        ParagraphFirst, BeamHead, BeamReader,
+        flags=(("start_n_top", 5, "top starts kept per window (the original's flag)."),
+               ("end_n_top", 5, "top ends kept per start (the original's flag)."))),
     pretraining="families.xlnet.pretraining.run",
     command_lines=("build_spm_vocab.py", "create_xlnet_pretraining_data.py"))

@@ -3,7 +3,7 @@
 import keras
 
 from families.xlnet.squad_head import XLNetSquadHead
-from modeling.encoder_interface import ENCODER_INPUTS, check_encoder
+from modeling.encoder_interface import check_encoder, input_specs
 from modeling.task_models import TaskModelConfig
 
 
@@ -42,7 +42,7 @@ class XLNetSpanLabeler(TaskModelConfig, keras.Model):
         self.built = True
 
     def call(self, inputs, training=None):
-        sequence = self.encoder({name: inputs[name] for name in ENCODER_INPUTS},
+        sequence = self.encoder({name: inputs[name] for name in input_specs(self.encoder)},
                                 training=training)["sequence_output"]
         return self.head(sequence, inputs["p_mask"], inputs["cls_index"],
                          inputs.get("start_positions"), training=training)

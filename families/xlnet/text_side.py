@@ -6,6 +6,7 @@ padded on the left, segment ids 0/1/2. `do_lower_case` is the original's
 import numpy as np
 
 from data.text.graph_segments import SpecialIds
+from data.text.segments import named_inputs
 from families.xlnet.graph_segments import pack_xlnet_segments
 from families.xlnet.graph_tokenizer import GraphXLNetTokenizer
 from data.text.sentencepiece_vocab import SPECIAL_SYMBOLS
@@ -19,7 +20,7 @@ PAD_ID = 0  # what the original's classifier inputs pad with (not <pad>)
 class XLNetText(TextSide):
     """Example:
     >>> text = XLNetText.from_file("spiece.model", do_lower_case=False)
-    >>> text.pack(text.encode("Hello!"), None, 6)[1]  # input_mask: 1 on real tokens
+    >>> text.pack(text.encode("Hello!"), None, 6)["input_mask"]  # 1 on real tokens
     array([0, 1, 1, 1, 1, 1], dtype=int32)
     """
 
@@ -58,7 +59,7 @@ class XLNetText(TextSide):
         special = self.special_ids
         word_ids, padding, type_ids = pack_xlnet_ids(ids_a, ids_b, max_seq_length, special.sep,
                                                      special.cls, special.pad)
-        return word_ids, (1 - padding).astype(np.int32), type_ids
+        return named_inputs(word_ids, (1 - padding).astype(np.int32), type_ids)
 
     def segment_a_start(self, length_a, seq_length):
         return seq_length - length_a - 2  # after the left padding; <sep> <cls> follow A

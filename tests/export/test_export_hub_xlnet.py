@@ -145,7 +145,7 @@ def test_preprocessor_packs_as_the_python_text_side(exported, loaded, name, lowe
     pairs = _outputs(arrays, f"{name}/pairs/")
     for i, (a, b) in enumerate(zip(SENTENCES[:-1], SENTENCES[1:])):
         packed = text.pack(text.encode(a), text.encode(b), PAIR_SEQ_LENGTH)
-        for key, value in zip(("input_word_ids", "input_mask", "input_type_ids"), packed):
+        for key, value in packed.items():
             np.testing.assert_array_equal(pairs[key][i], value, err_msg=f"{key} row {i}")
     special = text.special_ids
     assert report[name]["special"] == {

@@ -78,8 +78,7 @@ def test_probabilities_equal_in_process_model(served, name):
     report, cases, model, tokenizer, _ = served
     contexts, endings = cases[name]
     rows = [encode_example(tokenizer, _Example(c, e), SEQ_LENGTH)[0] for c, e in zip(contexts, endings)]
-    inputs = {key: np.stack([r[i] for r in rows])
-              for i, key in enumerate(("input_word_ids", "input_mask", "input_type_ids"))}
+    inputs = {key: np.stack([r[key] for r in rows]) for key in rows[0]}
     logits = np.asarray(model(inputs, training=False)["logits"], np.float64)
     expected = np.exp(logits - logits.max(-1, keepdims=True))
     expected /= expected.sum(-1, keepdims=True)

@@ -26,6 +26,7 @@ import tensorflow as tf
 from seqeval.metrics import f1_score
 
 from checkpoints.ours import save_weights
+from checkpoints.pretrained import load_pretrained
 from data.question_answering.squad_reader import read_squad_file
 from data.text.text_side import TextPacker
 from families import registry
@@ -157,6 +158,35 @@ def test_the_encoder_rebuilt_from_its_serialisation_computes_the_same(encoder, c
     expected, got = outputs_of(encoder, batch), outputs_of(rebuilt, batch)
     for key in ENCODER_OUTPUTS:  # the same ops on the same values in the same process
         np.testing.assert_array_equal(got[key], expected[key], err_msg=key)
+
+
+def _checkpoint_in(directory):
+    """What `--init_checkpoint` names for a converted checkpoint: a TensorFlow
+    checkpoint's prefix, else the directory (Hugging Face, keras-hub, ours)."""
+    prefixes = sorted(f[:-len(".index")] for f in os.listdir(directory) if f.endswith(".index"))
+    return os.path.join(directory, prefixes[0]) if prefixes else str(directory)
+
+
+def test_every_checkpoint_format_it_writes_round_trips_bit_identical(family, config, encoder,
+                                                                     vocabulary, batch, tmp_path):
+    """Ours -> each of `output_formats` -> read back through the shared loader:
+    every encoder weight and every output exactly as before."""
+    assert family.output_formats, f"{family.name} writes no checkpoint format"
+    ours = tmp_path / "ours"
+    save_weights(encoder, str(ours))
+    for output_format in family.output_formats:
+        written = tmp_path / output_format
+        family.convert(str(ours), str(written), output_format, config, vocabulary,
+                       family.text_side.do_lower_case_default)
+        keras.utils.set_random_seed(2)
+        fresh = family.build_encoder(config)
+        load_pretrained(fresh, fresh, _checkpoint_in(written))
+        for got, want in zip(fresh.weights, encoder.weights):
+            np.testing.assert_array_equal(got.numpy(), want.numpy(),
+                                          err_msg=f"{output_format}: {want.path}")
+        got, expected = outputs_of(fresh, batch), outputs_of(encoder, batch)
+        for key in ENCODER_OUTPUTS:
+            np.testing.assert_array_equal(got[key], expected[key], err_msg=f"{output_format}: {key}")
 
 
 # 3. Both backends.
@@ -402,8 +432,8 @@ def check_feature_extraction(tmp, text_side, hidden_size):
     assert [r["linex_index"] for r in records] == list(range(len(FEATURE_LINES)))
     for record, line in zip(records, FEATURE_LINES):
         a, _, b = line.partition(" ||| ")
-        _, mask, _ = text_side.pack(text_side.encode(a), text_side.encode(b) if b else None,
-                                    HUB_SEQ_LENGTH)
+        mask = text_side.pack(text_side.encode(a), text_side.encode(b) if b else None,
+                              HUB_SEQ_LENGTH)["input_mask"]
         assert len(record["features"]) == int(mask.sum())
         for feature in record["features"]:
             assert [layer["index"] for layer in feature["layers"]] == [-1, -2]

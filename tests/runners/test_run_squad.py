@@ -114,7 +114,7 @@ def test_prediction_from_short_to_long_windows_changes_no_answer(task, tmp_path)
     full-length batches, in fewer tokens."""
     widths, trimmed, full = cut_and_full_predictions(task, tmp_path)
     assert sum(widths) < 48 * len(widths)
-    real = np.stack([f.input_mask for f in task.split("predict").features]) > 0
+    real = np.stack([f.inputs["input_mask"] for f in task.split("predict").features]) > 0
     for name in ("start_logits", "end_logits"):
         assert trimmed[name].shape == full[name].shape == (len(real), 48)
         # Masked positions add exact zeros; float32 sums of other lengths.

@@ -47,7 +47,7 @@ def encoder(release):
 
 def _pack(text, text_a, text_b, seq_length):
     return text.pack(text.encode(text_a), None if text_b is None else text.encode(text_b),
-                     seq_length)
+                     seq_length).values()
 
 
 def _expected_row(text, text_a, text_b, seq_length):

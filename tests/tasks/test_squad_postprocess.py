@@ -37,7 +37,7 @@ def _random_results(features, seed, ties):
     rng = np.random.default_rng(seed)
     results = {}
     for f in features:
-        logits = rng.normal(0, 3, size=(2, len(f.input_word_ids)))
+        logits = rng.normal(0, 3, size=(2, len(f.inputs["input_word_ids"])))
         if ties:
             logits = np.round(logits)
         results[f.unique_id] = (logits[0].tolist(), logits[1].tolist())

@@ -31,8 +31,8 @@ class ParagraphFirst:
 
     @staticmethod
     def pack(text, query_ids, doc_ids, max_seq_length):
-        word_ids, mask, type_ids = text.pack(doc_ids, query_ids, max_seq_length)
-        return word_ids, mask, type_ids, max_seq_length - int(mask.sum()), max_seq_length - 1
+        inputs = text.pack(doc_ids, query_ids, max_seq_length)
+        return inputs, max_seq_length - int(inputs["input_mask"].sum()), max_seq_length - 1
 
     @staticmethod
     def tokens(query, doc, doc_offset):

@@ -10,6 +10,7 @@ from data.classification.custom_reader import CustomReader
 from data.classification.examples import BadRowError
 from data.classification.features import cached_tfrecord, encode_examples, parse_batch
 from data.classification.glue_readers import GLUE_TASKS, GlueReader, glue_task
+from data.text.families import as_text_side
 from data.text.segments import truncate_pair
 from data.text.tokenization import FullTokenizer
 from tests.conftest import FIXTURES, shared_path
@@ -236,13 +237,13 @@ def test_features_pack_and_truncate_longest_first(uncased_vocab_file, tmp_path):
     tokenizer = FullTokenizer(uncased_vocab_file, do_lower_case=True)
     examples = GlueReader("MRPC", fixture_dir("mrpc")).read("train").examples
     features = encode_examples(examples, tokenizer, 24, ("0", "1"))
-    assert features.input_ids.shape == (3, 24) and features.num_truncated == 3
+    word_ids, type_ids = features.inputs["input_word_ids"], features.inputs["input_type_ids"]
+    assert word_ids.shape == (3, 24) and features.num_truncated == 3
     ids_a, ids_b = truncate_pair(tokenizer.encode(examples[0].text_a),
                                  tokenizer.encode(examples[0].text_b), 24 - 3)
     vocab = tokenizer.vocab
-    assert features.input_ids[0].tolist() == [vocab.cls_id, *ids_a, vocab.sep_id, *ids_b,
-                                              vocab.sep_id]
-    assert features.segment_ids[0].tolist() == [0] * (len(ids_a) + 2) + [1] * (len(ids_b) + 1)
+    assert word_ids[0].tolist() == [vocab.cls_id, *ids_a, vocab.sep_id, *ids_b, vocab.sep_id]
+    assert type_ids[0].tolist() == [0] * (len(ids_a) + 2) + [1] * (len(ids_b) + 1)
     assert features.label_ids.tolist() == [1, 0, 1]
 
     # Written once, reused when nothing changed, rewritten when the length changes.
@@ -255,9 +256,9 @@ def test_features_pack_and_truncate_longest_first(uncased_vocab_file, tmp_path):
 
     import tensorflow as tf
     records = next(iter(tf.data.TFRecordDataset(path).batch(8)))
-    inputs, labels = parse_batch(records, 24, regression=False)
-    np.testing.assert_array_equal(inputs["input_word_ids"].numpy(), features.input_ids)
-    np.testing.assert_array_equal(inputs["input_type_ids"].numpy(), features.segment_ids)
+    inputs, labels = parse_batch(records, as_text_side(tokenizer).input_shapes(24), regression=False)
+    for name, value in features.inputs.items():
+        np.testing.assert_array_equal(inputs[name].numpy(), value, err_msg=name)
     np.testing.assert_array_equal(labels["label"].numpy(), [1, 0, 1])
     np.testing.assert_array_equal(labels["example_index"].numpy(), [0, 1, 2])
 

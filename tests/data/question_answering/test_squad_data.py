@@ -97,9 +97,9 @@ def test_features_match_original(path, v2, is_training, max_seq_length, doc_stri
         assert a.tokens == b.tokens
         assert a.token_to_orig_map == b.token_to_orig_map
         assert a.token_is_max_context == b.token_is_max_context
-        np.testing.assert_array_equal(a.input_word_ids, b.input_ids)
-        np.testing.assert_array_equal(a.input_mask, b.input_mask)
-        np.testing.assert_array_equal(a.input_type_ids, b.segment_ids)
+        np.testing.assert_array_equal(a.inputs["input_word_ids"], b.input_ids)
+        np.testing.assert_array_equal(a.inputs["input_mask"], b.input_mask)
+        np.testing.assert_array_equal(a.inputs["input_type_ids"], b.segment_ids)
         if is_training:
             assert (a.start_position, a.end_position) == (b.start_position, b.end_position)
 
@@ -141,7 +141,7 @@ def test_bad_rows_are_skipped_and_named(tokenizer, caplog):
     answered = [f for f in long_context if f.start_position]
     assert len(answered) >= 1
     assert all(f.tokens[f.start_position] == "here" for f in answered)
-    assert all(len(f.input_word_ids) == 64 for f in features)
+    assert all(len(f.inputs["input_word_ids"]) == 64 for f in features)
 
 
 def test_empty_context_gets_a_question_only_window(tokenizer):

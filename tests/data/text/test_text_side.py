@@ -60,8 +60,10 @@ def test_bert_text_side_is_the_wordpiece_code(sides, uncased_vocab_file):
     for name, value in text.encode_texts(TEXTS_A, TEXTS_B, 24).items():
         np.testing.assert_array_equal(value, expected[name])
     vocab = tokenizer.vocab
-    for got, want in zip(text.pack([5, 6], [7], 8), pack_ids([5, 6], [7], 8, vocab.cls_id,
-                                                             vocab.sep_id, vocab.pad_id)):
+    packed = text.pack([5, 6], [7], 8)
+    want = pack_ids([5, 6], [7], 8, vocab.cls_id, vocab.sep_id, vocab.pad_id)
+    assert list(packed) == ["input_word_ids", "input_mask", "input_type_ids"]
+    for got, want in zip(packed.values(), want):
         np.testing.assert_array_equal(got, want)
     assert (text.model_file_name, text.padding_side) == ("vocab.txt", "right")
     with pytest.raises(TypeError, match="expected a TextSide or a family.s tokenizer"):
@@ -70,7 +72,7 @@ def test_bert_text_side_is_the_wordpiece_code(sides, uncased_vocab_file):
 
 def test_xlnet_text_side_masks_real_tokens(sides):
     text = sides["xlnet"]
-    word_ids, mask, type_ids = text.pack([10, 11], [20], 8)
+    word_ids, mask, type_ids = text.pack([10, 11], [20], 8).values()
     original_ids, padding, original_types = pack_xlnet_ids([10, 11], [20], 8)
     np.testing.assert_array_equal(word_ids, original_ids)
     np.testing.assert_array_equal(type_ids, original_types)
@@ -113,7 +115,8 @@ def test_xlnet_graph_packing_needs_room_for_its_specials(sides):
 def test_segment_a_start_is_where_pack_puts_a(sides, family, length):
     text = sides[family]
     ids = list(range(20, 20 + length))
-    word_ids, mask, _ = text.pack(ids, None, 9)
+    packed = text.pack(ids, None, 9)
+    word_ids, mask = packed["input_word_ids"], packed["input_mask"]
     start = text.segment_a_start(length, 9)
     assert word_ids[start:start + length].tolist() == ids and mask[start:start + length].all()
     assert int(text.segment_a_start(tf.constant(length), 9)) == start

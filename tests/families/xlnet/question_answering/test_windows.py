@@ -60,18 +60,19 @@ def test_windows_are_laid_out_as_the_original_padded_on_the_left(text, squad_fil
     for f in features:
         example = examples[f.example_index]
         positions = sorted(f.token_to_orig_map)
-        padding = MAX_SEQ_LENGTH - int(f.input_mask.sum())
+        padding = MAX_SEQ_LENGTH - int(f.inputs["input_mask"].sum())
         query = text.tokenizer.tokenize(example.question_text)[:MAX_QUERY_LENGTH]
         assert positions == list(range(padding, padding + len(positions)))
         assert f.cls_index == MAX_SEQ_LENGTH - 1 and len(f.tokens) == MAX_SEQ_LENGTH
         assert f.tokens[padding + len(positions):] == ["<sep>", *query, "<sep>", "<cls>"]
         real = slice(padding, None)
         expected_ids = [text.tokenizer.sp.piece_to_id(p) for p in f.tokens[real]]
-        assert f.input_word_ids[real].tolist() == expected_ids
-        assert not f.input_word_ids[:padding].any() and not f.input_mask[:padding].any()
-        assert f.input_type_ids[real].tolist() == (
+        assert f.inputs["input_word_ids"][real].tolist() == expected_ids
+        assert not f.inputs["input_word_ids"][:padding].any()
+        assert not f.inputs["input_mask"][:padding].any()
+        assert f.inputs["input_type_ids"][real].tolist() == (
             [SEG_ID_A] * (len(positions) + 1) + [SEG_ID_B] * (len(query) + 1) + [SEG_ID_CLS])
-        assert f.input_word_ids[f.cls_index] == SPECIAL_SYMBOLS["<cls>"]
+        assert f.inputs["input_word_ids"][f.cls_index] == SPECIAL_SYMBOLS["<cls>"]
         assert np.flatnonzero(f.p_mask == 0).tolist() == positions + [f.cls_index]
         words = [f.token_to_orig_map[i] for i in positions]
         assert words == sorted(words) and set(words) <= set(range(len(example.doc_tokens)))
