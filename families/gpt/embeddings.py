@@ -30,7 +30,7 @@ class GPTEmbeddings(keras.layers.Layer):
         self.initializer_range = initializer_range
         table = dict(output_dim=hidden_size, dtype=self.dtype_policy,
                      embeddings_initializer=keras.initializers.RandomNormal(stddev=initializer_range))
-        self.token_embeddings = keras.layers.Embedding(n_vocab, name="token_embeddings", **table)
+        self.word_embeddings = keras.layers.Embedding(n_vocab, name="word_embeddings", **table)
         self.special_embeddings = (keras.layers.Embedding(n_special, name="special_embeddings", **table)
                                    if n_special else None)
         self.position_embeddings = keras.layers.Embedding(n_ctx, name="position_embeddings", **table)
@@ -43,10 +43,10 @@ class GPTEmbeddings(keras.layers.Layer):
 
     def tables(self):
         """The embedding layers in the original's joint order: tokens, specials, positions."""
-        return [t for t in (self.token_embeddings, self.special_embeddings, self.position_embeddings) if t]
+        return [t for t in (self.word_embeddings, self.special_embeddings, self.position_embeddings) if t]
 
     def call(self, word_ids, position_ids, training=None):
-        x = self.token_embeddings(ops.minimum(word_ids, self.n_vocab - 1))
+        x = self.word_embeddings(ops.minimum(word_ids, self.n_vocab - 1))
         if self.special_embeddings is not None:
             special = self.special_embeddings(ops.clip(word_ids - self.n_vocab, 0, self.n_special - 1))
             x = ops.where(ops.expand_dims(word_ids >= self.n_vocab, -1), special, x)

@@ -28,7 +28,7 @@ _BLOCK = {
 _QKV = ("query", "key", "value")
 _GLOBAL = {
     "model/positions": "embeddings/position_embeddings/embeddings",
-    "model/tokens": "embeddings/token_embeddings/embeddings",
+    "model/tokens": "embeddings/word_embeddings/embeddings",
     "model/specials": "embeddings/special_embeddings/embeddings",
     "model/clf/w": "choice_scorer/dense/kernel",
     "model/clf/b": "choice_scorer/dense/bias",

@@ -91,7 +91,7 @@ def test_special_rows_are_fine_tuning_weights():
 def test_special_ids_read_the_special_rows(encoder):
     ids = np.array([[TINY.n_vocab - 1, TINY.n_vocab, TINY.n_vocab + 2]], np.int32)
     x = encoder.embeddings(ids, np.zeros_like(ids))
-    rows = np.concatenate([encoder.embeddings.token_embeddings.embeddings.numpy()[-1:],
+    rows = np.concatenate([encoder.embeddings.word_embeddings.embeddings.numpy()[-1:],
                            encoder.embeddings.special_embeddings.embeddings.numpy()[[0, 2]]])
     position = encoder.embeddings.position_embeddings.embeddings.numpy()[0]
     np.testing.assert_array_equal(np.asarray(x)[0], rows + position)
