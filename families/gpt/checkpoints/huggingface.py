@@ -25,8 +25,8 @@ _SHARED = ("n_embd", "n_head", "n_layer", "embd_pdrop", "attn_pdrop", "resid_pdr
            "initializer_range", "afn")
 # Hugging Face's activation names -> ours ("gelu" is the tanh form in both).
 _ACTIVATIONS = {"gelu": "gelu", "relu": "relu", "silu": "swish", "swish": "swish"}
-# Tensors that hold nothing of their own: the tied LM head.
-_TIED = ("lm_head.weight",)
+# The LM head, tied to `tokens_embed`: one name of the pair is enough.
+_TIED = "lm_head.weight"
 _MC = {"model/clf/w": "multiple_choice_head.summary.weight", "model/clf/b": "multiple_choice_head.summary.bias"}
 
 
@@ -64,10 +64,11 @@ def from_hf(tensors, n_special):
     Hugging Face's {name: array}, with or without the `transformer.` prefix
     (the last `n_special` rows of `tokens_embed` are the special rows)."""
     hf = {name.removeprefix("transformer."): value for name, value in tensors.items()}
+    tied = hf.pop(_TIED, None)
+    if "tokens_embed.weight" not in hf and tied is not None:
+        hf["tokens_embed.weight"] = tied  # `save_pretrained` may keep the head's name of the tied pair
     out, unused = {}, []
     for name, value in hf.items():
-        if name in _TIED:
-            continue
         if name == "tokens_embed.weight":
             rows = value.shape[0] - n_special
             out["model/tokens"] = value[:rows]
