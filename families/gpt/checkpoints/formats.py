@@ -31,6 +31,16 @@ def read_by_path(path, fmt, n_layer):
     return by_path, lambda variable_path: (variable_path, False)
 
 
+def foreign_config(directory):
+    """The config of a GPT layout in `directory` (a Hugging Face `config.json`,
+    the release's shapes), or None."""
+    if huggingface.is_gpt_hf_dir(directory):
+        return huggingface.read_config(directory)
+    if release.is_release_dir(directory):
+        return release.read_config(directory)
+    return None
+
+
 def _reader(fmt):
     def read(path, model):
         return read_by_path(path, fmt, getattr(model, "encoder", model).config.n_layer)

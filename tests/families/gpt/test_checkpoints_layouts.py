@@ -17,7 +17,7 @@ from checkpoints import ours
 from checkpoints.loader import CheckpointMismatchError, load_tensors
 from families.gpt.checkpoints import huggingface, release
 from families.gpt.checkpoints.convert import convert, gpt_format
-from families.gpt.checkpoints.formats import FORMATS
+from families.gpt.checkpoints.formats import FORMATS, foreign_config
 from families.gpt.checkpoints.names import from_ours, release_order
 from families.gpt.encoder import GPTEncoder
 from tests.families.gpt.checkpoint_models import assert_same_weights, random_model, weights_of
@@ -53,7 +53,8 @@ def test_release_layout(release_dir):
     assert len(shapes) == 2 + 12 * TINY.n_layer == len(release_order(TINY.n_layer))
     assert shapes[:4] == [[TINY.n_ctx, h], [TINY.n_vocab, h], [1, h, 3 * h], [3 * h]]
     assert shapes[8] == [1, h, 4 * h]
-    assert release.read_config(release_dir) == PRETRAINED.replace(n_head=1)  # heads: the release's n_embd / 64
+    assert foreign_config(release_dir) == PRETRAINED.replace(n_head=1)  # heads: the release's n_embd / 64
+    assert foreign_config(os.path.dirname(release_dir)) is None
     assert not [n for n in os.listdir(os.path.dirname(release_dir)) if n.endswith(".tmp")]
 
 
@@ -129,3 +130,14 @@ def test_a_release_of_another_size_is_refused_by_shape(release_dir):
 def test_unknown_output_format(tmp_path, release_dir):
     with pytest.raises(ValueError, match="not one of"):
         convert(release_dir, str(tmp_path / "x"), "tf1", PRETRAINED)
+
+
+def test_our_weights_load_through_the_shared_loader(tmp_path):
+    """Our own layout needs no registration: `load_into` reads it by variable path."""
+    from checkpoints.loader import load_into
+    model = random_model(heads=False)
+    ours.save_weights(model, str(tmp_path))
+    encoder = GPTEncoder(TINY)
+    report = load_into(encoder, str(tmp_path), strict=True)
+    assert report.format == "ours"
+    assert_same_weights(weights_of(encoder), weights_of(model))

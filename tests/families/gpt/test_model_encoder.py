@@ -6,6 +6,7 @@ import keras
 import numpy as np
 import pytest
 
+from families.gpt.double_heads import GPTDoubleHeads
 from families.gpt.encoder import GPTEncoder
 from families.gpt.language_model import GPTLanguageModel
 from modeling.encoder_interface import check_encoder
@@ -114,3 +115,10 @@ def test_language_model_scores_with_the_tied_head():
     assert len(model.weights) == len(model.encoder.weights)
     rebuilt = GPTLanguageModel.from_config(model.get_config())
     assert rebuilt.joint and rebuilt.config == TINY
+
+
+def test_double_heads_rebuilt_from_their_config():
+    model = GPTDoubleHeads(GPTEncoder(TINY))
+    rebuilt = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(model))
+    assert isinstance(rebuilt, GPTDoubleHeads) and rebuilt.config == TINY
+    assert [v.path for v in rebuilt.weights] == [v.path for v in model.weights]
