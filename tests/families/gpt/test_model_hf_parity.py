@@ -13,6 +13,7 @@ import pytest
 
 from families.gpt.double_heads import GPTDoubleHeads
 from families.gpt.encoder import GPTEncoder
+from families.gpt.lm_loss import next_token_loss
 from tests.conftest import ROOT
 from tests.families.gpt.model_cases import run_choices, run_single, save_case
 from tests.families.gpt.model_tolerance import assert_close
@@ -26,7 +27,8 @@ SEQ = 11
 
 @pytest.fixture(scope="module")
 def case():
-    """(HF double-heads model, its tensors, inputs, HF outputs by class)."""
+    """(HF tensors, [batch, seq] inputs, [batch, choices, seq] inputs, HF
+    outputs by class, HF's LM head model)."""
     import transformers
     model = hf_model(TINY)
     tensors = hf_tensors(model)
@@ -41,7 +43,7 @@ def case():
     choices = {"input_word_ids": choice_ids, "input_mask": choice_mask, "mc_token_ids": mc_token_ids}
     references = {"base": run_hf(model.transformer, ids, mask), "lm": run_hf(lm, ids, mask),
                   "double": run_hf(model, choice_ids, choice_mask, mc_token_ids)}
-    return tensors, single, choices, references
+    return tensors, single, choices, references, lm
 
 
 def ours_from(tensors):
@@ -66,22 +68,36 @@ def assert_matches(single_out, choices_out, references):
 
 
 def test_matches_hugging_face(case):
-    tensors, single, choices, references = case
+    tensors, single, choices, references, _ = case
     model = ours_from(tensors)
     diffs = assert_matches(run_single(model, single), run_choices(model, choices), references)
     print("max |ours - Hugging Face| (TensorFlow):", diffs)
 
 
 def test_pooled_output_is_the_state_at_the_last_real_token(case):
-    tensors, single, _, references = case
+    tensors, single, _, references, _ = case
     out = run_single(ours_from(tensors), single)
     last = single["input_mask"].sum(1) - 1
     expected = references["base"]["last_hidden_state"][np.arange(len(last)), last]
     assert_close(TINY, SEQ, out["pooled_output"], expected, "pooled_output")
 
 
+def test_token_head_loss_is_hugging_faces(case):
+    """`next_token_loss` over Hugging Face's head equals its LM loss (a mean
+    over every predicted token of the batch: rows without padding, so it is
+    the mean of our per-row means)."""
+    tensors, single, _, _, lm = case
+    ids = single["input_word_ids"][[0, 5]]
+    model = ours_from(tensors)
+    outputs = model.encoder({"input_word_ids": ids, "input_mask": np.ones_like(ids)})
+    loss = next_token_loss(model.encoder.lm_logits(outputs["sequence_output"]), ids, np.ones_like(ids))
+    with torch.no_grad():
+        theirs = lm(torch.from_numpy(ids.astype(np.int64)), labels=torch.from_numpy(ids.astype(np.int64))).loss
+    assert abs(float(np.mean(loss)) - float(theirs)) <= 1e-5
+
+
 def test_the_comparison_sees_a_wrong_weight(case):
-    tensors, single, choices, references = case
+    tensors, single, choices, references, _ = case
     """One element of the last block's output bias off by 1e-3 (one only: a
     shift of every element would vanish in the LayerNorm after it)."""
     name = "transformer.h.1.mlp.c_proj.bias"
@@ -94,7 +110,7 @@ def test_the_comparison_sees_a_wrong_weight(case):
 @pytest.mark.slow
 def test_jax_backend_matches_hugging_face(case, tmp_path):
     pytest.importorskip("jax")
-    tensors, single, choices, references = case
+    tensors, single, choices, references, _ = case
     save_case(ours_from(tensors), str(tmp_path), single, choices)
     script = os.path.join(ROOT, "tests", "families", "gpt", "model_backend_forward.py")
     subprocess.run([sys.executable, script, str(tmp_path)], check=True,
