@@ -5,7 +5,6 @@ model compute them."""
 import keras
 from keras import ops
 
-from families.gpt.encoder import GPTEncoder
 from modeling.heads import MultipleChoiceHead, gather_positions
 
 

@@ -94,7 +94,8 @@ def write_dir(tensors, config, path):
     os.makedirs(path, exist_ok=True)
     with atomic_output(os.path.join(path, "model.safetensors"), "wb") as f:
         f.write(save(to_hf(tensors), metadata={"format": "pt"}))
-    atomic_write_text(_config_file(path), json.dumps(hf_config(config, "model/clf/w" in tensors), indent=2) + "\n")
+    hf = hf_config(config, multiple_choice="model/clf/w" in tensors)
+    atomic_write_text(_config_file(path), json.dumps(hf, indent=2) + "\n")
 
 
 def write_torch_bin(tensors, path):
@@ -110,6 +111,7 @@ def write_torch_bin(tensors, path):
 
 
 def hf_config(config, multiple_choice=False):
+    """Hugging Face's `config.json` fields of `config` (and our `n_special`)."""
     hf = {_RENAMED.get(name, name): getattr(config, name) for name in _SHARED + tuple(_RENAMED)}
     hf.update(model_type=MODEL_TYPE, n_ctx=config.n_ctx, vocab_size=config.vocab_size,
               n_special=config.n_special,

@@ -17,7 +17,8 @@ def build_ours(directory):
     """Our double-heads model with the weights saved in `directory`, strictly."""
     config = GPTConfig.from_json_file(os.path.join(directory, GPTConfig.config_file_name))
     model = GPTDoubleHeads(GPTEncoder(config))
-    load_tensors(model, ours.read_weights(directory), lambda path: (path, False), directory, "ours", strict=True)
+    load_tensors(model, ours.read_weights(directory), lambda path: (path, False), directory, "ours",
+                 strict=True)
     return model
 
 

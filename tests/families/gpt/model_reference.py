@@ -47,7 +47,9 @@ def run_hf(model, word_ids, input_mask, mc_token_ids=None):
     import torch
     ids = torch.from_numpy(np.asarray(word_ids, np.int64))
     mask = torch.from_numpy(np.asarray(input_mask, np.float32).reshape(-1, ids.shape[-1]))
-    kwargs = {} if mc_token_ids is None else {"mc_token_ids": torch.from_numpy(np.asarray(mc_token_ids, np.int64))}
+    kwargs = {}
+    if mc_token_ids is not None:
+        kwargs["mc_token_ids"] = torch.from_numpy(np.asarray(mc_token_ids, np.int64))
     with torch.no_grad():
         out = model(ids, attention_mask=mask, output_hidden_states=True, **kwargs)
     result = {"hidden_states": [h.numpy() for h in out.hidden_states]}

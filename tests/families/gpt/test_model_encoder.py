@@ -45,7 +45,8 @@ def test_auxiliary_loss_is_the_originals_joint_softmax(encoder):
     assert loss.shape == (4,) and loss.dtype == np.float32
     np.testing.assert_allclose(loss, expected, rtol=0, atol=LOSS_BOUND)
     # Hugging Face's head (tokens and specials only) gives another loss.
-    words_only = original_lm_loss(outputs["sequence_output"].numpy(), np.concatenate(tables[:-1]), word_ids, mask)
+    words_only = original_lm_loss(outputs["sequence_output"].numpy(), np.concatenate(tables[:-1]),
+                                  word_ids, mask)
     assert np.abs(words_only - expected).max() > 100 * LOSS_BOUND
 
 
@@ -82,7 +83,8 @@ def test_follows_the_encoder_interface_without_type_ids(encoder):
 
 
 def test_special_rows_are_fine_tuning_weights():
-    assert [v.path for v in GPTEncoder(TINY).fine_tuning_weights] == ["embeddings/special_embeddings/embeddings"]
+    special_rows = GPTEncoder(TINY).fine_tuning_weights
+    assert [v.path for v in special_rows] == ["embeddings/special_embeddings/embeddings"]
     pretrained = GPTEncoder(TINY.replace(n_special=0))
     assert pretrained.fine_tuning_weights == []
     assert pretrained.lm_logits(np.zeros((1, 3, TINY.n_embd), np.float32)).shape == (1, 3, TINY.n_vocab)

@@ -114,7 +114,8 @@ def test_jax_backend_matches_hugging_face(case, tmp_path):
     save_case(ours_from(tensors), str(tmp_path), single, choices)
     script = os.path.join(ROOT, "tests", "families", "gpt", "model_backend_forward.py")
     subprocess.run([sys.executable, script, str(tmp_path)], check=True,
-                   env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu", "TF_CPP_MIN_LOG_LEVEL": "2"})
+                   env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
+                        "TF_CPP_MIN_LOG_LEVEL": "2"})
     single_out = dict(np.load(tmp_path / "single.out.npz"))
     choices_out = dict(np.load(tmp_path / "choices.out.npz"))
     assert str(single_out.pop("backend")) == str(choices_out.pop("backend")) == "jax"
