@@ -93,6 +93,11 @@ class GPTConfig(JsonConfig):
         return self.clf_pdrop
 
     @property
+    def auxiliary_loss_weight(self):
+        """What fine-tuning weighs the encoder's auxiliary (language-model) loss by."""
+        return self.lm_coef
+
+    @property
     def intermediate_size(self):
         return 4 * self.n_embd
 
