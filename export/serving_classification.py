@@ -67,7 +67,7 @@ def save_classification(export_dir, model, text_side, max_seq_length, label_list
         return outputs({name: tf.cast(parsed[record_name(name)], tf.int32)
                         for name in text_side.input_shapes(max_seq_length)})
 
-    @tf.function(input_signature=[ids_specs(model.encoder)])
+    @tf.function(input_signature=[ids_specs(model)])
     def serve_ids(inputs):
         return outputs(inputs)
 

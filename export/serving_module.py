@@ -15,10 +15,11 @@ def text_spec(name):
     return tf.TensorSpec([None], tf.string, name=name)
 
 
-def ids_specs(encoder, leading=()):
-    """{name: spec} of the inputs `encoder` declares, [batch, *leading, seq, ...]."""
-    return {name: tf.TensorSpec([None, *leading, *shape], dtype, name=name)
-            for name, (shape, dtype) in input_specs(encoder).items()}
+def ids_specs(model):
+    """{name: spec} of the inputs an encoder (or a task model over one)
+    declares, [batch, seq, ...]."""
+    return {name: tf.TensorSpec([None, *shape], dtype, name=name)
+            for name, (shape, dtype) in input_specs(model).items()}
 
 
 class ServingModule(tf.__internal__.tracking.AutoTrackable):

@@ -3,6 +3,7 @@ to a JSON file, with named presets, whose errors name the file and the field."""
 
 import dataclasses
 import json
+import numbers
 
 from utils.files import atomic_write_text, read_json_object
 
@@ -44,7 +45,33 @@ class JsonConfig:
     def replace(self, **changes):
         return dataclasses.replace(self, **changes)
 
+    def check_fields(self, positive_ints=(), non_negative_ints=(), probabilities=(),
+                     positive_numbers=(), booleans=()):
+        """Raises `error` naming the first field of each kind that is not one:
+        an int > 0 (or >= 0), a number in [0, 1) (dropout rates), a number > 0,
+        true or false."""
+        rules = ((positive_ints, is_int, lambda v: v > 0, "a positive integer"),
+                 (non_negative_ints, is_int, lambda v: v >= 0, "a non-negative integer"),
+                 (probabilities, is_number, lambda v: 0.0 <= v < 1.0, "in [0, 1)"),
+                 (positive_numbers, is_number, lambda v: v > 0, "> 0"),
+                 (booleans, lambda v: isinstance(v, bool), lambda v: True, "true or false"))
+        for names, kind, in_range, what in rules:
+            for name in names:
+                value = getattr(self, name)
+                if not (kind(value) and in_range(value)):
+                    raise self.error(f"{name} must be {what}, got {value!r}")
+
     def for_fine_tuning(self):
         """The config a task model built from a pretrained checkpoint runs with:
         this one, unless the family records pretraining-only run options."""
         return self
+
+
+def is_int(value):
+    """An integer that is not a bool (JSON's true is not a layer count)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def is_number(value):
+    """A real number that is not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)

@@ -44,28 +44,17 @@ class BertConfig(JsonConfig):
     causal_attention: bool = False
 
     def __post_init__(self):
-        positive = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
-                    "intermediate_size", "max_position_embeddings", "type_vocab_size")
-        for name in positive:
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
-        for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
-            value = getattr(self, name)
-            if not 0.0 <= float(value) < 1.0:
-                raise ConfigError(f"{name} must be in [0, 1), got {value!r}")
-        if not float(self.initializer_range) > 0:
-            raise ConfigError(f"initializer_range must be > 0, got {self.initializer_range!r}")
-        if not float(self.layer_norm_eps) > 0:
-            raise ConfigError(f"layer_norm_eps must be > 0, got {self.layer_norm_eps!r}")
+        self.check_fields(
+            positive_ints=("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                           "intermediate_size", "max_position_embeddings", "type_vocab_size"),
+            probabilities=("hidden_dropout_prob", "attention_probs_dropout_prob"),
+            positive_numbers=("initializer_range", "layer_norm_eps"), booleans=("causal_attention",))
         if self.hidden_size % self.num_attention_heads:
             raise ConfigError(
                 f"hidden_size {self.hidden_size} is not divisible by "
                 f"num_attention_heads {self.num_attention_heads}")
         if self.hidden_act not in _ACTIVATIONS:
             raise ConfigError(f"hidden_act {self.hidden_act!r} is not one of {_ACTIVATIONS}")
-        if not isinstance(self.causal_attention, bool):
-            raise ConfigError(f"causal_attention must be true or false, got {self.causal_attention!r}")
 
     def to_dict(self):
         values = super().to_dict()

@@ -3,7 +3,7 @@ the original code's names, validated, and named presets."""
 
 import dataclasses
 
-from modeling.json_config import ConfigError, JsonConfig
+from modeling.json_config import ConfigError, JsonConfig, is_number
 
 # The rows the original's fine-tuning appends to the token embedding:
 # `_start_`, `_delimiter_`, `_classify_`.
@@ -57,23 +57,14 @@ class GPTConfig(JsonConfig):
     lm_coef: float = 0.5
 
     def __post_init__(self):
-        for name in ("n_vocab", "n_ctx", "n_embd", "n_head", "n_layer"):
-            value = getattr(self, name)
-            if not _is_int(value) or value <= 0:
-                raise GPTConfigError(f"{name} must be a positive integer, got {value!r}")
-        if not _is_int(self.n_special) or self.n_special < 0:
-            raise GPTConfigError(f"n_special must be a non-negative integer, got {self.n_special!r}")
+        self.check_fields(
+            positive_ints=("n_vocab", "n_ctx", "n_embd", "n_head", "n_layer"),
+            non_negative_ints=("n_special",),
+            probabilities=("embd_pdrop", "attn_pdrop", "resid_pdrop", "clf_pdrop"),
+            positive_numbers=("layer_norm_epsilon", "initializer_range"))
         if self.n_embd % self.n_head:
             raise GPTConfigError(f"n_embd ({self.n_embd}) must be a multiple of n_head ({self.n_head})")
-        for name in ("embd_pdrop", "attn_pdrop", "resid_pdrop", "clf_pdrop"):
-            value = getattr(self, name)
-            if not _is_number(value) or not 0.0 <= value < 1.0:
-                raise GPTConfigError(f"{name} must be in [0, 1), got {value!r}")
-        for name in ("layer_norm_epsilon", "initializer_range"):
-            value = getattr(self, name)
-            if not _is_number(value) or not value > 0:
-                raise GPTConfigError(f"{name} must be > 0, got {value!r}")
-        if not _is_number(self.lm_coef) or self.lm_coef < 0:
+        if not is_number(self.lm_coef) or self.lm_coef < 0:
             raise GPTConfigError(f"lm_coef must be >= 0, got {self.lm_coef!r}")
         if self.afn not in ACTIVATIONS:
             raise GPTConfigError(f"afn {self.afn!r} is not one of {tuple(ACTIVATIONS)}")
@@ -126,13 +117,6 @@ class GPTConfig(JsonConfig):
     def presets(cls):
         return GPT_PRESETS
 
-
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 GPT_PRESETS = {

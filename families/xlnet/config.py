@@ -4,7 +4,7 @@ and named presets."""
 
 import dataclasses
 
-from modeling.json_config import ConfigError, JsonConfig
+from modeling.json_config import ConfigError, JsonConfig, is_int
 
 _ACTIVATIONS = ("gelu", "gelu_new", "gelu_tanh", "relu")
 _ATTENTION_TYPES = ("bi", "uni")
@@ -62,28 +62,13 @@ class XLNetConfig(JsonConfig):
     layer_norm_eps: float = 1e-12
 
     def __post_init__(self):
-        for name in ("n_token", "n_layer", "d_model", "n_head", "d_head", "d_inner"):
-            value = getattr(self, name)
-            if not _is_int(value) or value <= 0:
-                raise XLNetConfigError(f"{name} must be a positive integer, got {value!r}")
-        for name in ("mem_len", "reuse_len"):
-            value = getattr(self, name)
-            if not _is_int(value) or value < 0:
-                raise XLNetConfigError(f"{name} must be a non-negative integer, got {value!r}")
-        if not _is_int(self.clamp_len):
+        self.check_fields(
+            positive_ints=("n_token", "n_layer", "d_model", "n_head", "d_head", "d_inner"),
+            non_negative_ints=("mem_len", "reuse_len"), booleans=("untie_r", "bi_data", "same_length"),
+            probabilities=("dropout", "dropatt"), positive_numbers=("initializer_range", "layer_norm_eps"))
+        if not is_int(self.clamp_len):
             raise XLNetConfigError(
                 f"clamp_len must be an integer (<= 0: no clamping), got {self.clamp_len!r}")
-        for name in ("untie_r", "bi_data", "same_length"):
-            if not isinstance(getattr(self, name), bool):
-                raise XLNetConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
-        for name in ("dropout", "dropatt"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
-                raise XLNetConfigError(f"{name} must be in [0, 1), got {value!r}")
-        for name in ("initializer_range", "layer_norm_eps"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise XLNetConfigError(f"{name} must be > 0, got {value!r}")
         if self.ff_activation not in _ACTIVATIONS:
             raise XLNetConfigError(f"ff_activation {self.ff_activation!r} is not one of {_ACTIVATIONS}")
         if self.attn_type not in _ATTENTION_TYPES:
@@ -134,9 +119,6 @@ class XLNetConfig(JsonConfig):
     def presets(cls):
         return XLNET_PRESETS
 
-
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 XLNET_PRESETS = {

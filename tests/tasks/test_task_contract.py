@@ -20,6 +20,7 @@ from modeling.task_models import (SequenceClassifier, MultipleChoiceClassifier, 
                                   TokenClassifier)
 from tasks.base import FineTuningTask, Task
 from tasks.classification import ClassificationTask
+from tasks.flag_groups import family_vocabulary_flags
 from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
 from families.bert.pretraining.task import PretrainingTask
 from tasks.question_answering import QuestionAnsweringTask
@@ -124,8 +125,7 @@ def test_initialize_requires_every_encoder_variable_for_every_task(tmp_path,
         task.initialize(task.build_model())
 
 
-SHARED_FLAGS = ("bert_config_file", "init_checkpoint", "preset", "vocab_file", "spiece_model_file",
-                "do_lower_case", "max_seq_length", "do_train", "do_eval", "do_predict",
+SHARED_FLAGS = ("bert_config_file", "init_checkpoint", "preset", "vocab_file", "do_lower_case", "max_seq_length", "do_train", "do_eval", "do_predict",
                 "train_batch_size", "eval_batch_size", "predict_batch_size", "learning_rate", "num_train_epochs",
                 "warmup_proportion", "export_dir", "data_dir", "skip_bad_rows")
 COMMAND_LINES = ("run_classifier.py", "run_squad.py", "run_ner.py", "run_swag.py",
@@ -142,3 +142,6 @@ def test_shared_flags_are_defined_once_in_the_flag_groups():
     with open(os.path.join(ROOT, "tasks", "flag_groups.py"), encoding="utf-8") as f:
         names = defined.findall(f.read())
     assert sorted(names) == sorted(SHARED_FLAGS)
+    # A family's own vocabulary flag comes from its config, defined there for every text runner.
+    assert {name: f.name for name, f in family_vocabulary_flags().items()} == {
+        "spiece_model_file": "xlnet"}
