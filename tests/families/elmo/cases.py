@@ -8,6 +8,7 @@ import os
 import numpy as np
 
 from families.elmo import characters
+from families.elmo.bilm import BiLM
 from families.elmo.checkpoints import lm_weights
 from families.elmo.config import CharCNNOptions, ELMoConfig, LSTMOptions
 from families.elmo.encoder import ELMoEncoder
@@ -41,9 +42,10 @@ def random_datasets(config, seed):
     """{dataset name: array} of random weights for `config`, wide enough that
     the gates and clips are exercised (biases nonzero)."""
     rng = np.random.default_rng(seed)
-    encoder = build(config)
+    bilm = BiLM(config, sentence_boundary_ids=BOS_EOS)
+    bilm.build()
     return {name: (rng.normal(size=value.shape) * 0.5).astype(np.float32)
-            for name, value in lm_weights.datasets_of(encoder).items()}
+            for name, value in lm_weights.datasets_of(bilm).items()}
 
 
 def build(config, stateful=False):
