@@ -41,14 +41,19 @@ class CharCNNOptions:
 @dataclasses.dataclass(frozen=True)
 class LSTMOptions:
     """`lstm` of options.json: each direction's LSTM stack with projection.
-    No clip when `cell_clip` / `proj_clip` are None (absent from the file)."""
+    No clip when `cell_clip` / `proj_clip` are None, and one layer when
+    `n_layers` is None: the original's readings of an absent key."""
 
     dim: int = 4096
     projection_dim: int = 512
-    n_layers: int = 2
+    n_layers: typing.Optional[int] = 2
     cell_clip: typing.Optional[float] = 3
     proj_clip: typing.Optional[float] = 3
     use_skip_connections: bool = True
+
+    @property
+    def num_layers(self):
+        return 1 if self.n_layers is None else self.n_layers
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,8 +93,8 @@ class ELMoConfig(JsonConfig):
 
     def __post_init__(self):
         lstm = self.lstm
-        for name in ("dim", "projection_dim", "n_layers"):
-            _positive_int(f"lstm.{name}", getattr(lstm, name))
+        for name in ("dim", "projection_dim", "num_layers"):
+            _positive_int(f"lstm.{name.replace('num_', 'n_')}", getattr(lstm, name))
         if lstm.projection_dim > lstm.dim:
             raise ELMoConfigError(f"lstm.projection_dim ({lstm.projection_dim}) must not exceed "
                                   f"lstm.dim ({lstm.dim})")
@@ -171,8 +176,8 @@ class ELMoConfig(JsonConfig):
 
     def to_dict(self):
         lstm = {"dim": self.lstm.dim, "projection_dim": self.lstm.projection_dim,
-                "n_layers": self.lstm.n_layers, "use_skip_connections": self.lstm.use_skip_connections}
-        lstm.update({k: getattr(self.lstm, k) for k in ("cell_clip", "proj_clip")
+                "use_skip_connections": self.lstm.use_skip_connections}
+        lstm.update({k: getattr(self.lstm, k) for k in ("n_layers", "cell_clip", "proj_clip")
                      if getattr(self.lstm, k) is not None})
         values = {"lstm": lstm}
         if self.char_cnn is not None:
@@ -198,8 +203,7 @@ class ELMoConfig(JsonConfig):
             for name in ("dim", "projection_dim", "use_skip_connections"):
                 if name not in lstm:
                     raise ELMoConfigError(f"lstm.{name} is missing")
-            # The original reads n_layers with a default of 1 and the clips as None when absent.
-            lstm = LSTMOptions(**{"n_layers": 1, "cell_clip": None, "proj_clip": None, **lstm})
+            lstm = LSTMOptions(**{"n_layers": None, "cell_clip": None, "proj_clip": None, **lstm})
             char_cnn = values.get("char_cnn")
             if char_cnn is not None:
                 char_cnn = _char_cnn_from_dict(char_cnn)

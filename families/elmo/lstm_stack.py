@@ -32,7 +32,7 @@ class LSTMStack(keras.layers.Layer):
         self.stateful, self.max_batch_size = stateful, max_batch_size
         o = self.options
         self.cells = [LSTMPCell(o.dim, o.projection_dim, o.cell_clip, o.proj_clip, name=f"Cell{layer}")
-                      for layer in range(o.n_layers)]
+                      for layer in range(o.num_layers)]
 
     def build(self, input_shape):
         width = input_shape[-1]

@@ -90,7 +90,7 @@ def required(config):
             names += ["CNN_proj/W_proj", "CNN_proj/b_proj"]
     projected = config.lstm.projection_dim < config.lstm.dim
     for direction in range(2):
-        for layer in range(config.lstm.n_layers):
+        for layer in range(config.lstm.num_layers):
             root = f"RNN_{direction}/RNN/MultiRNNCell/Cell{layer}/LSTMCell"
             names += [f"{root}/W_0", f"{root}/B"] + ([f"{root}/W_P_0"] if projected else [])
     return names
