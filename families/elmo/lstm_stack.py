@@ -56,7 +56,7 @@ class LSTMStack(keras.layers.Layer):
         outputs = []
         for layer, cell in enumerate(self.cells):
             if self.stateful:
-                c0, h0 = (s[:batch] for s in self.states[layer])
+                c0, h0 = (ops.take(ops.convert_to_tensor(s), ops.arange(batch), axis=0) for s in self.states[layer])
             else:
                 c0 = ops.zeros((batch, cell.dim), x.dtype)
                 h0 = ops.zeros((batch, cell.output_dim), x.dtype)
@@ -77,11 +77,19 @@ class LSTMStack(keras.layers.Layer):
             if layer > 0 and self.options.use_skip_connections:
                 y = y + x * ops.cast(ops.expand_dims(mask, -1), x.dtype)
             if self.stateful:
-                for variable, final in zip(self.states[layer], (c, h)):
-                    variable.assign(ops.concatenate([final, variable[batch:]], axis=0))
+                self._keep(self.states[layer], (c, h), batch)
             outputs.append(y)
             x = y
         return outputs
+
+    def _keep(self, variables, finals, batch):
+        """Writes `finals` [batch, size] over the first rows of `variables`
+        [max_batch_size, size], in shapes that do not depend on `batch` (JAX
+        traces with a symbolic one)."""
+        rows = ops.arange(self.max_batch_size)
+        for variable, final in zip(variables, finals):
+            spread = ops.take(final, ops.minimum(rows, batch - 1), axis=0)
+            variable.assign(ops.where(ops.expand_dims(rows < batch, 1), spread, ops.convert_to_tensor(variable)))
 
     def get_config(self):
         return {**super().get_config(), "options": vars(self.options), "stateful": self.stateful,

@@ -64,9 +64,9 @@ def write_case(directory, name, seed=0):
         json.dump(BATCHES, f)
 
 
-def inputs(config, sentences):
+def inputs(config, sentences, seq_len=None):
     """Our encoder's inputs for token lists (no BOS/EOS: the encoder frames them)."""
-    ids, mask = characters.batch_char_ids(sentences)
+    ids, mask = characters.batch_char_ids(sentences, seq_len)
     if config.token_embeddings:
         index = {w: i for i, w in enumerate(VOCAB)}
         ids = np.zeros(mask.shape, np.int32)
@@ -76,7 +76,12 @@ def inputs(config, sentences):
     return {"input_char_ids": ids, "input_mask": mask}
 
 
-def run_ours(encoder, batches):
-    """[the encoder's layers [batch, 3, seq, dim] as numpy] per batch, in order."""
-    return [np.stack([np.asarray(h) for h in encoder(inputs(encoder.config, s))["encoder_outputs"]], 1)
+def run_ours(encoder, batches, seq_len=None):
+    """[the encoder's layers [batch, layers, seq, dim] as numpy] per batch, in order."""
+    return [np.stack([np.asarray(h) for h in encoder(inputs(encoder.config, s, seq_len))["encoder_outputs"]], 1)
             for s in batches]
+
+
+# Two batches of one shape (3 sentences, padded to 7 tokens): one compiled
+# program per encoder where a backend compiles (JAX).
+SAME_SHAPE = dict(batches=BATCHES[:2], seq_len=7)
