@@ -36,16 +36,18 @@ class BiLM(keras.layers.Layer):
         proj = self.config.lstm.projection_dim
         if self.config.token_embeddings:
             self.sentence_boundary_ids = sentence_boundary_ids and [int(i) for i in sentence_boundary_ids]
-            self.tokens = TokenEmbedding(self.config.n_tokens_vocab, proj, name="token_embedding")
+            self.tokens = TokenEmbedding(self.config.n_tokens_vocab, proj, dtype=self.dtype_policy,
+                                         name="token_embedding")
             self._boundaries = sentence_boundary_ids and np.array(
                 [[i + 1 for i in self.sentence_boundary_ids]], np.int32)
         else:
             self.sentence_boundary_ids = None
-            self.tokens = CharCNN(self.config.char_cnn, proj, name="char_cnn")
+            self.tokens = CharCNN(self.config.char_cnn, proj, dtype=self.dtype_policy, name="char_cnn")
             self._boundaries = np.array([[bos_char_ids(self.config.char_cnn.max_characters_per_token),
                                           eos_char_ids(self.config.char_cnn.max_characters_per_token)]],
                                         np.int32)
-        self.directions = [LSTMStack(self.config.lstm, stateful, max_batch_size, name=f"RNN_{d}")
+        self.directions = [LSTMStack(self.config.lstm, stateful, max_batch_size, dtype=self.dtype_policy,
+                                     name=f"RNN_{d}")
                            for d in range(2)]
 
     def build(self, input_shape=None):
@@ -63,13 +65,14 @@ class BiLM(keras.layers.Layer):
                              "(the vocabulary indices of <S> and </S>) to run")
         mask = ops.cast(mask, "int32")
         lengths = ops.sum(mask, axis=1)
-        real = ops.cast(ops.expand_dims(mask, -1), "float32")
-        e = self.tokens(token_inputs) * real
+        e = self.tokens(token_inputs)
+        real = ops.cast(ops.expand_dims(mask, -1), e.dtype)
+        e = e * real
         bos, eos = ops.unstack(self.tokens(ops.convert_to_tensor(self._boundaries))[0], 2)
-        batch, seq = ops.shape(e)[0], ops.shape(e)[1]
+        seq = ops.shape(e)[1]
         zero = ops.zeros_like(e[:, :1])
         framed = ops.concatenate([zero + bos, e, zero], axis=1)
-        framed = framed + ops.expand_dims(ops.one_hot(lengths + 1, seq + 2), -1) * eos
+        framed = framed + ops.expand_dims(ops.one_hot(lengths + 1, seq + 2, dtype=e.dtype), -1) * eos
         framed_mask = ops.arange(seq + 2)[None, :] < ops.expand_dims(lengths + 2, 1)
         order = _reversal(lengths + 2, seq + 2)
         forward = self.directions[0](framed, framed_mask)

@@ -47,8 +47,9 @@ class CharCNN(keras.layers.Layer):
         self.options = options if isinstance(options, CharCNNOptions) else CharCNNOptions(
             **{**options, "filters": tuple(tuple(f) for f in options["filters"])})
         self.projection_dim = projection_dim
-        self.highways = [Highway(name=f"CNN_high_{i}") for i in range(self.options.n_highway or 0)]
-        self.projection = (Projection(projection_dim, name="CNN_proj")
+        self.highways = [Highway(dtype=self.dtype_policy, name=f"CNN_high_{i}")
+                         for i in range(self.options.n_highway or 0)]
+        self.projection = (Projection(projection_dim, dtype=self.dtype_policy, name="CNN_proj")
                            if self.options.n_filters != projection_dim else None)
 
     def build(self, input_shape=None):

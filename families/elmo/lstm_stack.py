@@ -31,7 +31,8 @@ class LSTMStack(keras.layers.Layer):
         self.options = options if isinstance(options, LSTMOptions) else LSTMOptions(**options)
         self.stateful, self.max_batch_size = stateful, max_batch_size
         o = self.options
-        self.cells = [LSTMPCell(o.dim, o.projection_dim, o.cell_clip, o.proj_clip, name=f"Cell{layer}")
+        self.cells = [LSTMPCell(o.dim, o.projection_dim, o.cell_clip, o.proj_clip, dtype=self.dtype_policy,
+                                name=f"Cell{layer}")
                       for layer in range(o.num_layers)]
 
     def build(self, input_shape):

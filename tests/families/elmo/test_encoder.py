@@ -74,6 +74,20 @@ def test_padding_and_other_rows_change_nothing(encoder):
             np.testing.assert_allclose(out, together[r, :len(sentence)], rtol=0, atol=1e-5)
 
 
+def test_mixed_bfloat16_computes_in_bfloat16(encoder):
+    """Variables float32, outputs bfloat16, within bfloat16's precision (8
+    significant bits: 2**-8 relative per rounding, a few dozen roundings deep)."""
+    mixed = ELMoEncoder(encoder.config, dtype="mixed_bfloat16")
+    mixed.set_weights(encoder.get_weights())
+    inputs = cases.inputs(encoder.config, SENTENCES)
+    out = mixed(inputs)["sequence_output"]
+    assert keras.backend.standardize_dtype(out.dtype) == "bfloat16"
+    assert {w.dtype for w in mixed.weights} == {"float32"}
+    expected = np.asarray(encoder(inputs)["sequence_output"])
+    difference = np.abs(np.asarray(keras.ops.cast(out, "float32")) - expected).max()
+    assert difference <= 0.05 * np.abs(expected).max()
+
+
 def test_scalar_mix_trains_on_a_frozen_encoder(encoder):
     """The feature-based use: the biLM frozen, the mix's W and gamma learned."""
     encoder.trainable = False
