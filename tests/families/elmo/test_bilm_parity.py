@@ -53,6 +53,7 @@ def test_stateful_batches_match_the_original(name, our_layers, bilm_outputs):
     reference = bilm_outputs[name]
     for k, layers in enumerate(our_layers[name][0]):
         assert layers.shape == reference[f"lm_embeddings_{k}"].shape
+        print(f"{name} batch {k}: max |ours - bilm| {masked_difference(layers, reference, k):.2g}")  # pytest -s
         assert masked_difference(layers, reference, k) <= BOUND
         # The token representation (the original's has BOS/EOS around it).
         real = reference[f"mask_{k}"][..., None]
