@@ -38,6 +38,12 @@ BATCHES = [
 ]
 
 
+def mix_weights(config):
+    """ScalarMix's W and gamma for the comparison with the original's
+    `weight_layers`: away from their start (W = 0, gamma = 1)."""
+    return {"w": [0.3, -1.2, 0.8, 0.5][:config.lstm.num_layers + 1], "gamma": 1.7}
+
+
 def random_datasets(config, seed):
     """{dataset name: array} of random weights for `config`, wide enough that
     the gates and clips are exercised (biases nonzero)."""
@@ -53,7 +59,8 @@ def build(config, stateful=False):
 
 
 def write_case(directory, name, seed=0):
-    """options.json, lm_weights.hdf5 (random), vocab.txt and sentences.json in `directory`."""
+    """options.json, lm_weights.hdf5 (random), vocab.txt, sentences.json and
+    mix.json (`mix_weights`) in `directory`."""
     os.makedirs(directory, exist_ok=True)
     config = CONFIGS[name]
     config.to_json_file(os.path.join(directory, "options.json"))
@@ -62,6 +69,8 @@ def write_case(directory, name, seed=0):
         f.write("\n".join(VOCAB) + "\n")
     with open(os.path.join(directory, "sentences.json"), "w", encoding="utf-8") as f:
         json.dump(BATCHES, f)
+    with open(os.path.join(directory, "mix.json"), "w", encoding="utf-8") as f:
+        json.dump(mix_weights(config), f)
 
 
 def inputs(config, sentences, seq_len=None):

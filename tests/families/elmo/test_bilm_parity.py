@@ -13,6 +13,7 @@ import pytest
 
 from families.elmo import characters
 from families.elmo.checkpoints.formats import load_lm_weights
+from families.elmo.scalar_mix import ScalarMix
 from tests.families.elmo import cases
 
 BOUND = 1e-5
@@ -79,3 +80,23 @@ def test_padding_is_zero(our_layers, bilm_outputs):
     for k, layers in enumerate(our_layers["chars"][0]):
         padding = ~bilm_outputs["chars"][f"mask_{k}"][:, None, :, None]
         assert not np.any(layers * padding)
+
+
+@pytest.mark.parametrize("do_layer_norm", [False, True])
+@pytest.mark.parametrize("name", ["chars", "tokens"])
+def test_scalar_mix_is_the_originals_weight_layers(name, do_layer_norm, bilm_outputs):
+    """`ScalarMix` on the original's layers against its `weight_layers` (W and
+    gamma set away from their start), padding included: the layer norm's
+    statistics come from real positions only but it applies everywhere."""
+    reference = bilm_outputs[name]
+    for k in range(len(cases.BATCHES)):
+        layers = reference[f"lm_embeddings_{k}"]
+        mix = ScalarMix(do_layer_norm=do_layer_norm)
+        mix.build([layers.shape[:1] + layers.shape[2:]] * layers.shape[1])
+        weights = cases.mix_weights(cases.CONFIGS[name])
+        mix.w.assign(weights["w"])
+        mix.gamma.assign([weights["gamma"]])
+        ours = np.asarray(mix(list(np.moveaxis(layers, 1, 0)), reference[f"mask_{k}"]))
+        expected = reference[f"mix_ln_{k}" if do_layer_norm else f"mix_{k}"]
+        # Normalised values of order 1-10: 1e-5 is a few float32 ulps.
+        np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-5)

@@ -13,6 +13,7 @@ import pytest
 from families.elmo.checkpoints.formats import load_lm_weights
 from families.elmo.encoder import ELMoEncoder
 from families.elmo.scalar_mix import ScalarMix
+from modeling.encoder_interface import check_encoder
 from tests.families.elmo import cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,6 +28,7 @@ def encoder(elmo_cases):
 
 
 def test_declares_its_inputs_and_the_interface_outputs(encoder):
+    check_encoder(encoder)
     assert set(encoder.input) == {"input_char_ids", "input_mask"}
     assert encoder.input["input_char_ids"].shape == (None, None, 50)
     assert set(encoder.output) == {"sequence_output", "pooled_output", "encoder_outputs"}
