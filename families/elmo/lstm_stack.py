@@ -57,7 +57,8 @@ class LSTMStack(keras.layers.Layer):
         outputs = []
         for layer, cell in enumerate(self.cells):
             if self.stateful:
-                c0, h0 = (ops.take(ops.convert_to_tensor(s), ops.arange(batch), axis=0) for s in self.states[layer])
+                c0, h0 = (ops.cast(ops.take(ops.convert_to_tensor(s), ops.arange(batch), axis=0), x.dtype)
+                          for s in self.states[layer])
             else:
                 c0 = ops.zeros((batch, cell.dim), x.dtype)
                 h0 = ops.zeros((batch, cell.output_dim), x.dtype)
@@ -89,7 +90,7 @@ class LSTMStack(keras.layers.Layer):
         traces with a symbolic one)."""
         rows = ops.arange(self.max_batch_size)
         for variable, final in zip(variables, finals):
-            spread = ops.take(final, ops.minimum(rows, batch - 1), axis=0)
+            spread = ops.cast(ops.take(final, ops.minimum(rows, batch - 1), axis=0), variable.dtype)
             variable.assign(ops.where(ops.expand_dims(rows < batch, 1), spread, ops.convert_to_tensor(variable)))
 
     def get_config(self):
