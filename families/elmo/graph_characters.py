@@ -1,0 +1,68 @@
+"""ELMo's word splitting and character ids in the TensorFlow graph, for
+serving raw text: the same ids as `characters.py` (see there for the rules),
+from the same character table."""
+
+import tensorflow as tf
+
+from data.text import unicode_tables
+from families.elmo.characters import EOW_CHAR, MAX_CHARACTERS, PAD_CHAR, BOW_CHAR
+
+
+class GraphCharacters(tf.Module):
+    """Strings -> words -> character ids, all in the graph.
+
+    Example:
+    >>> chars = GraphCharacters()
+    >>> ids, mask = chars.encode(tf.constant(["Hello, world!"]), seq_len=16)
+    """
+
+    def __init__(self, max_characters=MAX_CHARACTERS, name=None):
+        super().__init__(name=name)
+        self.max_characters = max_characters
+        self._classes = tf.constant(unicode_tables.char_classes(), tf.uint8)
+
+    def split_words(self, texts):
+        """string [batch] -> ragged string [batch, (words)]."""
+        cps = tf.strings.unicode_decode(tf.convert_to_tensor(texts, tf.string), "UTF-8", errors="ignore")
+        rows, values = cps.value_rowids(), cps.flat_values
+        flags = tf.cast(tf.gather(self._classes, values), tf.int32)
+        space = tf.not_equal(flags & unicode_tables.SPACE, 0)
+        punct = tf.not_equal(flags & unicode_tables.PUNCT, 0) & ~space
+        new_row = tf.not_equal(rows, _previous(rows, -1))
+        starts = ~space & (new_row | _previous(space, True) | punct | _previous(punct, True))
+        word_of = tf.cumsum(tf.cast(starts, tf.int64)) - 1  # the word each character is in
+        keep = tf.where(~space)[:, 0]
+        chars = tf.RaggedTensor.from_value_rowids(
+            tf.gather(values, keep), tf.gather(word_of, keep), nrows=tf.reduce_sum(tf.cast(starts, tf.int64)))
+        words = tf.strings.unicode_encode(chars, "UTF-8")
+        word_rows = tf.boolean_mask(rows, starts)
+        return tf.RaggedTensor.from_value_rowids(words, word_rows, nrows=cps.nrows())
+
+    def word_char_ids(self, words):
+        """string [n] -> int32 [n, max_characters]."""
+        data = tf.strings.substr(words, 0, self.max_characters - 2, unit="BYTE")
+        data = tf.strings.bytes_split(data)
+        data = tf.RaggedTensor.from_row_splits(
+            tf.reshape(tf.cast(tf.io.decode_raw(data.flat_values, tf.uint8), tf.int32), [-1]) + 1,
+            data.row_splits)
+        n = tf.shape(words, out_type=tf.int64)[:1]
+        ids = tf.concat([tf.fill(tf.concat([n, [1]], 0), BOW_CHAR), data,
+                         tf.fill(tf.concat([n, [1]], 0), EOW_CHAR)], axis=1)
+        return ids.to_tensor(default_value=PAD_CHAR, shape=[None, self.max_characters])
+
+    def encode(self, texts, seq_len=None):
+        """(int32 char ids [batch, seq, max_characters], int32 mask [batch, seq]) of
+        raw strings, as `characters.batch_char_ids(map(split_words, texts), seq_len)`."""
+        words = self.split_words(texts)
+        if seq_len is not None:
+            words = words[:, :seq_len]
+        ids = tf.RaggedTensor.from_row_splits(self.word_char_ids(words.flat_values), words.row_splits)
+        shape = [None, seq_len, self.max_characters]
+        mask = tf.ones_like(words.flat_values, tf.int32)
+        return (ids.to_tensor(0, shape=shape),
+                words.with_flat_values(mask).to_tensor(0, shape=[None, seq_len]))
+
+
+def _previous(x, first):
+    """x shifted right by one along its only axis, `first` entering at 0."""
+    return tf.concat([tf.constant([first], x.dtype), x], 0)[:-1]
