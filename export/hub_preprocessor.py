@@ -78,7 +78,8 @@ class HubPreprocessor(tf.__internal__.tracking.AutoTrackable):
         super().__init__()
         special = text_side.special_ids
         self.vocab_file = tf.saved_model.Asset(text_side.model_file)
-        self.vocabulary_files = [tf.saved_model.Asset(path) for path in text_side.vocabulary_files()[1:]]
+        self.vocabulary_files = [tf.saved_model.Asset(path)
+                                 for path in text_side.vocabulary_files(text_side.model_file)[1:]]
         # Only `tokenize` is saved, not the tokenizer module and its other functions,
         # and what it reads from (SentencePiece's model; WordPiece's tables are constants).
         tokenizer = text_side.graph_tokenizer()

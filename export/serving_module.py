@@ -36,7 +36,8 @@ class ServingModule(tf.__internal__.tracking.AutoTrackable):
     def __init__(self, model, text_side, tokenizer):
         super().__init__()
         self.vocab_file = tf.saved_model.Asset(text_side.model_file)
-        self.vocabulary_files = [tf.saved_model.Asset(path) for path in text_side.vocabulary_files()[1:]]
+        self.vocabulary_files = [tf.saved_model.Asset(path)
+                                 for path in text_side.vocabulary_files(text_side.model_file)[1:]]
         if tokenizer.resources:  # e.g. SentencePiece's model; WordPiece's tables are constants
             self.tokenizer_resources = list(tokenizer.resources)
         self.variables = [v.value for v in model.variables]

@@ -40,7 +40,7 @@ import json
 import os
 import shutil
 
-from data.text.families import text_side_for, vocab_file_name, vocabulary_file_names
+from data.text.families import text_side_for, text_side_type, vocab_file_name
 from families import registry
 from modeling.encoder_interface import config_from_dict, exceeds_positions, family_of
 from utils.files import atomic_write_text, read_json_object
@@ -118,10 +118,9 @@ def write_export_meta(output_dir, meta):
     """Writes `export_meta.json`, the encoder's config file and a copy of the
     vocabulary's files beside it; returns the path."""
     os.makedirs(output_dir, exist_ok=True)
-    first, *others = vocabulary_file_names(meta.encoder_family)
-    sources = [meta.vocab_file] + [os.path.join(os.path.dirname(meta.vocab_file), name)
-                                   for name in others]
-    for source, name in zip(sources, [first, *others]):
+    text_side = text_side_type(meta.encoder_family)
+    for source, name in zip(text_side.vocabulary_files(meta.vocab_file),
+                            text_side.vocabulary_file_names()):
         copy = os.path.join(output_dir, name)
         if not (os.path.exists(copy) and os.path.samefile(source, copy)):
             shutil.copyfile(source, copy)

@@ -24,12 +24,6 @@ def vocab_file_name(family):
     return text_side_type(family).model_file_name
 
 
-def vocabulary_file_names(family):
-    """Every file of `family`'s vocabulary (GPT's BPE has two), the first as
-    `vocab_file_name` names it."""
-    return text_side_type(family).vocabulary_file_names()
-
-
 def as_text_side(text):
     """A `TextSide` as is; a family's own tokenizer (BERT's `FullTokenizer`, as
     the original code passes it) as that family's text side."""

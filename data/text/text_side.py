@@ -74,11 +74,14 @@ class TextSide(abc.ABC):
         """Every file of the vocabulary, first the one `model_file` names."""
         return tuple(cls.model_file_names or (cls.model_file_name,))
 
-    def vocabulary_files(self):
-        """Paths of every file of this vocabulary (the others beside `model_file`)."""
-        directory = os.path.dirname(self.model_file)
-        return (self.model_file,) + tuple(os.path.join(directory, name)
-                                          for name in self.vocabulary_file_names()[1:])
+    @classmethod
+    def vocabulary_files(cls, model_file):
+        """Paths of every file of the vocabulary whose first file is
+        `model_file`, in the order of `vocabulary_file_names` (the others lie
+        beside it under those names, unless the family finds them otherwise)."""
+        directory = os.path.dirname(model_file)
+        return (model_file,) + tuple(os.path.join(directory, name)
+                                     for name in cls.vocabulary_file_names()[1:])
 
     def input_shapes(self, seq_length):
         """{encoder input name: shape of one packed row}: what `pack` returns
