@@ -33,7 +33,7 @@ class GraphGPTTokenizer(tf.Module):
         """What a SavedModel that calls `tokenize` must hold: the lookup tables."""
         return self._spacy.resources + self._bpe.resources
 
-    @tf.function(input_signature=[_TEXTS])
+    @tf.function(input_signature=[_TEXTS], autograph=False)
     def tokenize_words(self, texts):
         """(words [batch, (words)] as `tokenizer_words.words` gives them, with
         '\\n' for a newline, and each word's chunk's [begin, end) byte offsets, int64)."""
@@ -51,7 +51,7 @@ class GraphGPTTokenizer(tf.Module):
         return (by_row(lowered), by_row(tf.gather(begins, chunk_of_word)),
                 by_row(tf.gather(ends, chunk_of_word)))
 
-    @tf.function(input_signature=[_TEXTS])
+    @tf.function(input_signature=[_TEXTS], autograph=False)
     def tokenize_with_offsets(self, texts):
         """Int32 ids [batch, (words), (pieces)] and the [begin, end) byte
         offsets (int64) of each piece, ragged like the ids: every piece spans
@@ -64,7 +64,7 @@ class GraphGPTTokenizer(tf.Module):
 
         return words.with_flat_values(ids), per_piece(begins.flat_values), per_piece(ends.flat_values)
 
-    @tf.function(input_signature=[_TEXTS])
+    @tf.function(input_signature=[_TEXTS], autograph=False)
     def tokenize(self, texts):
         """Ragged int32 ids [batch, (pieces)] of raw `texts`."""
         return self.tokenize_with_offsets(texts)[0].merge_dims(1, 2)
