@@ -74,9 +74,9 @@ def char_class(codepoints, negate=False):
 def special_cases():
     """{string: its tokens joined by ' '} of spaCy's English exceptions
     (those without whitespace: chunks never hold any)."""
-    rules = english_tokenizer().rules
-    return {key: " ".join(t[65] if 65 in t else t["ORTH"] for t in tokens)  # 65: spacy.attrs.ORTH
-            for key, tokens in rules.items() if not any(c.isspace() for c in key)}
+    from spacy.attrs import ORTH
+    return {key: " ".join(token[ORTH] for token in tokens)
+            for key, tokens in english_tokenizer().rules.items() if not any(c.isspace() for c in key)}
 
 
 def to_re2(pattern):
@@ -132,10 +132,17 @@ def _english(name):
 @functools.lru_cache(maxsize=None)
 def prefix_pattern():
     """spaCy's prefixes as one RE2 alternation, in spaCy's order (RE2, as
-    Python, takes the first alternative that matches). Those with a
-    lookahead are left out: the only one, '+' not before a digit, never
-    reaches spaCy after text_standardize spaces every '+'."""
-    return "|".join(f"(?:{to_re2(p)})" for p in _english("prefixes") if "(?" not in p)
+    Python, takes the first alternative that matches). Its one prefix with a
+    negative lookahead, '+' not before a digit, captures the character after
+    it instead: replacing a match with `\\1` removes exactly the prefix."""
+    alternatives = []
+    for p in _english("prefixes"):
+        if "(?" in p:
+            body, ahead = p.split("(?!")
+            assert ahead == "[0-9])" and "([^0-9]|$)" not in "".join(alternatives), p
+            p = f"{body}([^0-9]|$)"
+        alternatives.append(f"(?:{to_re2(p)})")
+    return "|".join(alternatives)
 
 
 @functools.lru_cache(maxsize=None)
@@ -179,9 +186,8 @@ def affixed_special_cases():
     """[(tokens spaCy's affix rules alone split a special case into, its own
     tokens joined by spaces)] where the two differ: spaCy's special matcher
     re-tokenizes such runs (`tool''` -> `tool`, `''`). Longest runs first;
-    special cases holding
-    whitespace or a character text_standardize spaces out are left out: they
-    never reach spaCy whole."""
+    special cases holding whitespace or a character text_standardize spaces
+    out are left out: they never reach spaCy whole."""
     from spacy.tokenizer import Tokenizer
 
     from families.gpt.text_standardize import SPACED_PUNCTUATION

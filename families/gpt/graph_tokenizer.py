@@ -38,7 +38,7 @@ class GraphGPTTokenizer(tf.Module):
         """(words [batch, (words)] as `tokenizer_words.words` gives them, with
         '\\n' for a newline, and each word's chunk's [begin, end) byte offsets, int64)."""
         chunks, rows, begins, ends = graph_words.chunks(texts)
-        parts = graph_words._split_spaces(graph_words.standardize(chunks))
+        parts = graph_words.split_spaces(graph_words.standardize(chunks))
         words = self._spacy.words(parts.flat_values)
         chunk_of_word = tf.gather(parts.value_rowids(), words.value_rowids())
         word_rows = tf.gather(rows, chunk_of_word)

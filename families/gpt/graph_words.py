@@ -83,7 +83,7 @@ def standardize(strings):
     return tf.strings.regex_replace(strings, f"({SPACED_PUNCTUATION})", r" \1 ")
 
 
-def _split_spaces(strings):
+def split_spaces(strings):
     """Ragged [n, (parts)] of `strings` split at spaces, empty parts dropped."""
     parts = tf.strings.split(strings, sep=" ")
     return tf.ragged.boolean_mask(parts, tf.not_equal(parts, ""))
@@ -130,7 +130,7 @@ class SpacyApproximation(tf.Module):
         def step(s, pre, suf, active):
             active &= ~self.special(s)
             length = tf.strings.length(s)
-            minus_pre = tf.strings.regex_replace(s, self._prefix, "", replace_global=False)
+            minus_pre = tf.strings.regex_replace(s, self._prefix, r"\1", replace_global=False)
             pre_len = length - tf.strings.length(minus_pre)
             suf_len = self._suffix_length(minus_pre)
             minus_suf = tf.strings.substr(s, tf.zeros_like(length), length - suf_len)
@@ -177,12 +177,12 @@ class SpacyApproximation(tf.Module):
         """Ragged [n, (words)] of space-free strings."""
         pre, middle, suf = self._split_affixes(strings)
         special = self._specials.lookup(middle)
-        kept = tf.not_equal(special, "") | tf.strings.regex_full_match(middle, self._url)
+        whole = tf.not_equal(special, "") | tf.strings.regex_full_match(middle, self._url)
         middle = tf.where(tf.not_equal(special, ""), special,
-                          tf.where(kept, middle, self._infix_split(middle)))
+                          tf.where(whole, middle, self._infix_split(middle)))
         joined = tf.strings.regex_replace(pre + " " + middle + " " + suf, " +", " ")
         joined = tf.strings.regex_replace(joined, "^ | $", "")  # not strip: '\n' is a word
-        return _split_spaces(self._rejoin_special_cases(joined))
+        return split_spaces(self._rejoin_special_cases(joined))
 
 
 def lower(words, classes):

@@ -21,7 +21,7 @@ EDGE_TEXTS = [
     "Don't, can't; it's tool''-type ``quoted'' `single' 'Cause y'all", "U.S. Mr. Smith. A. e.g. co. 3 a.m. p.m.. vs.",
     "“Curly” ‘quotes’ — dashes – and… ellipsis ´ ﬁne ＡＢＣ Ⅻ", "line one\r\nline two\u2028three\x85four\n\n\nfive \n",
     "5km 10.5% $5.00 US$3 100°C. ΣΑΣ. ΌΣΟΣ İstanbul", "google.com www.x.org/a?b=1 end.The e-mail x:y a<b 5-3-2 dyn-o-mite",
-    "(:) :-) <3 :P :D ;) ... .. ...hello... #1 @user x=y", "\ufeffBOM\u00a0nbsp\u200bzwsp\u00ad soft",
+    "(:) :-) <3 :P :D ;) ... .. ...hello... #1 @user x=y C++ +5 ++3", "\ufeffBOM\u00a0nbsp\u200bzwsp\u00ad soft",
 ]
 REAL_TEXTS = slice(0, -NUM_HOSTILE)
 
@@ -118,3 +118,17 @@ def test_names_and_special_ids(text):
     assert GPTText.from_file(SMALL_ENCODER, do_lower_case=False).do_lower_case  # always lower-cases
     assert GPTText.wrap(text.tokenizer).tokenizer is text.tokenizer and GPTText.wrap("x") is None
     assert len(text.graph_tokenizer().resources) == 3
+
+
+def test_tokenizer_and_packing_run_from_a_saved_model(text, tmp_path):
+    tokenizer = text.graph_tokenizer()
+    root = tf.Module()
+    root.resources = list(tokenizer.resources)
+    root.serve = tf.function(lambda texts: text.pack_graph([tokenizer.tokenize(texts)], 12),
+                             input_signature=[tf.TensorSpec([None], tf.string)], autograph=False)
+    tf.saved_model.save(root, str(tmp_path))
+    texts = ["Don't stop—it's 3 a.m.!", ""] + EDGE_TEXTS[:2]
+    served = tf.saved_model.load(str(tmp_path)).serve(tf.constant(texts))
+    expected = text.encode_texts(texts, None, 12)
+    for name, value in expected.items():
+        np.testing.assert_array_equal(served[name].numpy(), value, err_msg=name)
