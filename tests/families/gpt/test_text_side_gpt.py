@@ -18,9 +18,12 @@ SMALL_ENCODER = os.path.join(FIXTURES, "gpt", "encoder_bpe_2000.json")
 NUM_HOSTILE = 9  # the fixture ends with tests/export_harness.py's HOSTILE_TEXTS
 # What the original's steps do to text, one kind a line.
 EDGE_TEXTS = [
-    "Don't, can't; it's tool''-type ``quoted'' `single' 'Cause y'all", "U.S. Mr. Smith. A. e.g. co. 3 a.m. p.m.. vs.",
-    "“Curly” ‘quotes’ — dashes – and… ellipsis ´ ﬁne ＡＢＣ Ⅻ", "line one\r\nline two\u2028three\x85four\n\n\nfive \n",
-    "5km 10.5% $5.00 US$3 100°C. ΣΑΣ. ΌΣΟΣ İstanbul", "google.com www.x.org/a?b=1 end.The e-mail x:y a<b 5-3-2 dyn-o-mite",
+    "Don't, can't; it's tool''-type ``quoted'' `single' 'Cause y'all",
+    "U.S. Mr. Smith. A. e.g. co. 3 a.m. p.m.. vs.",
+    "“Curly” ‘quotes’ — dashes – and… ellipsis ´ ﬁne ＡＢＣ Ⅻ",
+    "line one\r\nline two\u2028three\x85four\n\n\nfive \n",
+    "5km 10.5% $5.00 US$3 100°C. ΣΑΣ. ΌΣΟΣ İstanbul",
+    "google.com www.x.org/a?b=1 end.The e-mail x:y a<b 5-3-2 dyn-o-mite",
     "(:) :-) <3 :P :D ;) ... .. ...hello... #1 @user x=y C++ +5 ++3", "\ufeffBOM\u00a0nbsp\u200bzwsp\u00ad soft",
 ]
 REAL_TEXTS = slice(0, -NUM_HOSTILE)

@@ -47,7 +47,7 @@ def test_words_and_pieces():
     assert tokenizer.bpe.to_tokens([0, n, n + 1, n + 2]) == ["<unk>", "_start_", "_delimiter_", "_classify_"]
 
 
-def test_merges_file_is_found_beside_the_encoder(tmp_path):
+def test_merges_file_is_found_beside_the_encoder():
     assert merges_file_beside("/m/encoder_bpe_40000.json") == "/m/vocab_40000.bpe"
     assert merges_file_beside("/m/encoder.json") == "/m/vocab.bpe"
 
