@@ -49,11 +49,13 @@ def chunks(texts):
     non-whitespace after ftfy's character fixes, and '\\n' for each newline
     run between two chunks of a text."""
     cps, begins = tf.strings.unicode_decode_with_offsets(texts, "UTF-8", errors="replace")
+    char_rows, begins = cps.value_rowids(), begins.flat_values
+    next_in_row = tf.concat([tf.equal(char_rows[1:], char_rows[:-1]), [False]], 0)
     lengths = tf.cast(tf.strings.length(texts, unit="BYTE"), tf.int64)
-    ends = tf.concat([begins[:, 1:], tf.expand_dims(lengths, 1)], axis=1)
+    ends = tf.where(next_in_row, tf.concat([begins[1:], [0]], 0), tf.gather(lengths, char_rows))
     mapped, source = map_chars(cps.flat_values, tables.fix_text_map())
-    rows = tf.gather(cps.value_rowids(), source)
-    begin, end = tf.gather(begins.flat_values, source), tf.gather(ends.flat_values, source)
+    rows = tf.gather(char_rows, source)
+    begin, end = tf.gather(begins, source), tf.gather(ends, source)
     space = tf.reduce_any(tf.equal(mapped[:, None], tables.whitespace_codepoints()[None]), 1)
     newline = tf.equal(mapped, NEWLINE)
     kept = ~space | newline

@@ -66,13 +66,19 @@ def test_encode_is_the_graph_definition(text, python):
     assert original.encode(texts[1]) == python.encode(texts[1])
 
 
-def test_words_carry_their_input_chunk_offsets(text):
-    ids, begins, ends = text.graph_tokenizer().tokenize_with_offsets(tf.constant(["Hello, wörld!", ""]))
+def test_words_carry_their_byte_offsets(text):
+    texts = ["", "Hello, wörld!", "“go” now…"]
+    ids, begins, ends = text.graph_tokenizer().tokenize_with_offsets(tf.constant(texts))
     assert ids.shape.rank == 3
-    assert ids.merge_dims(1, 2).to_list() == _graph_ids(text, ["Hello, wörld!", ""])
-    words = [(int(b[0]), int(e[0])) for b, e in zip(begins[0].to_list(), ends[0].to_list())]
-    assert words == [(0, 6), (0, 6), (7, 14), (7, 14)]  # hello , | wörld ! (bytes)
-    assert ids[1].to_list() == []
+    assert ids.merge_dims(1, 2).to_list() == _graph_ids(text, texts)
+    assert ids[0].to_list() == []
+
+    def spans(row):
+        raw = texts[row].encode("utf-8")
+        return [raw[b[0]:e[0]].decode("utf-8") for b, e in zip(begins[row].to_list(), ends[row].to_list())]
+
+    assert spans(1) == ["Hello", ",", "wörld", "!"]  # each word its own bytes
+    assert spans(2) == ["“go”"] * 3 + ["now…"] * 2  # ftfy or text_standardize changed the chunk: all of it
 
 
 TEXTS_A = ["The red house.", "", "rooms " * 30, "Don't go—now!"]
