@@ -202,3 +202,24 @@ def affixed_special_cases():
                 and not re.search(SPACED_PUNCTUATION, key):
             found.append((tokens, special_cases()[key]))
     return sorted(found, key=lambda case: -len(case[0]))
+
+
+HTML_ENTITY = r"&#?[0-9A-Za-z]{1,24};"  # ftfy's HTML_ENTITY_RE
+NUMERIC_ENTITIES_BELOW = 0x3000  # numeric references in the table: decimal and hex below this
+
+
+@functools.lru_cache(maxsize=None)
+def html_entities():
+    """{entity: ftfy.fix_text(entity)} for ftfy's named entities and the
+    numeric references below NUMERIC_ENTITIES_BELOW, where ftfy changes them;
+    whitespace in a value becomes a space (the words split there), and
+    values holding a newline are left out (a newline is a word of its own)."""
+    from ftfy.chardata import HTML_ENTITIES
+    numeric = [form for n in range(NUMERIC_ENTITIES_BELOW)
+               for form in {f"&#{n};", f"&#x{n:x};", f"&#x{n:X};"}]
+    table = {}
+    for entity in list(HTML_ENTITIES) + numeric:
+        value = ftfy.fix_text(entity)
+        if value != entity and "\n" not in value:
+            table[entity] = "".join(" " if c.isspace() else c for c in value)
+    return table

@@ -9,6 +9,7 @@ import tensorflow as tf
 from data.text import unicode_tables as ut
 from families.gpt import graph_words
 from families.gpt.graph_bpe import GraphBpe
+from families.gpt.graph_html import HtmlEntities
 
 _TEXTS = tf.TensorSpec([None], tf.string)
 
@@ -24,6 +25,7 @@ class GraphGPTTokenizer(tf.Module):
 
     def __init__(self, bpe, name=None):
         super().__init__(name=name)
+        self._entities = HtmlEntities()
         self._spacy = graph_words.SpacyApproximation()
         self._bpe = GraphBpe(bpe)
         self._classes = tf.constant(ut.char_classes().astype("int32"))
@@ -31,13 +33,13 @@ class GraphGPTTokenizer(tf.Module):
     @property
     def resources(self):
         """What a SavedModel that calls `tokenize` must hold: the lookup tables."""
-        return self._spacy.resources + self._bpe.resources
+        return self._entities.resources + self._spacy.resources + self._bpe.resources
 
     @tf.function(input_signature=[_TEXTS], autograph=False)
     def tokenize_words(self, texts):
         """(words [batch, (words)] as `tokenizer_words.words` gives them, with
         '\\n' for a newline, and their [begin, end) byte offsets, int64)."""
-        chunks, rows, begins, ends = graph_words.chunks(texts)
+        chunks, rows, begins, ends = graph_words.chunks(texts, self._entities)
         parts = graph_words.split_spaces(graph_words.standardize(chunks))
         words = self._spacy.words(parts.flat_values)
         chunk_of_word = tf.gather(parts.value_rowids(), words.value_rowids())

@@ -21,6 +21,7 @@ import tensorflow as tf
 import tensorflow_text as text
 
 from data.text.graph_tokenizer import with_final_sigmas
+from families.gpt import graph_html
 from families.gpt import graph_tables as tables
 from families.gpt.text_standardize import REPLACEMENTS, SPACED_PUNCTUATION
 
@@ -44,11 +45,13 @@ def _previous(x, first):
     return tf.concat([tf.constant([first], x.dtype), x[:-1]], 0)
 
 
-def chunks(texts):
+def chunks(texts, entities):
     """(chunk strings, their text's row, begin, end byte offsets): runs of
-    non-whitespace after ftfy's character fixes, and '\\n' for each newline
-    run between two chunks of a text."""
-    cps, begins = tf.strings.unicode_decode_with_offsets(texts, "UTF-8", errors="replace")
+    non-whitespace after ftfy's fixes (terminal escapes, character fixes,
+    HTML entities by `entities`, a `graph_html.HtmlEntities`), and '\\n' for
+    each newline run between two chunks of a text."""
+    cps, begins = tf.strings.unicode_decode_with_offsets(
+        graph_html.blank_terminal_escapes(texts), "UTF-8", errors="replace")
     char_rows, begins = cps.value_rowids(), begins.flat_values
     next_in_row = tf.concat([tf.equal(char_rows[1:], char_rows[:-1]), [False]], 0)
     lengths = tf.cast(tf.strings.length(texts, unit="BYTE"), tf.int64)
@@ -73,7 +76,9 @@ def chunks(texts):
     keep = ~is_newline | (~_previous(is_newline, True)
                           & tf.equal(_previous(chunk_rows, -1), chunk_rows)
                           & (tf.range(n) < tf.gather(last_word, chunk_rows)))
-    strings = text.normalize_utf8(tf.strings.unicode_encode(chars, "UTF-8"), "NFC")
+    strings = entities.unescape(tf.strings.unicode_encode(chars, "UTF-8"),
+                                chunk_begins < tf.gather(graph_html.entity_line_limits(texts), chunk_rows))
+    strings = text.normalize_utf8(strings, "NFC")
     return tuple(tf.boolean_mask(t, keep) for t in (strings, chunk_rows, chunk_begins, chunk_ends))
 
 

@@ -24,7 +24,9 @@ EDGE_TEXTS = [
     "line one\r\nline two\u2028three\x85four\n\n\nfive \n",
     "5km 10.5% $5.00 US$3 100°C. ΣΑΣ. ΌΣΟΣ İstanbul",
     "google.com www.x.org/a?b=1 end.The e-mail x:y a<b 5-3-2 dyn-o-mite",
-    "(:) :-) <3 :P :D ;) ... .. ...hello... #1 @user x=y C++ +5 ++3", "\ufeffBOM\u00a0nbsp\u200bzwsp\u00ad soft",
+    "(:) :-) <3 :P :D ;) ... .. ...hello... #1 @user x=y C++ +5 ++3",
+    "\ufeffBOM\u00a0nbsp\u200bzwsp\u00ad soft\x1b[31m red\x1b[0m \x1b[1;32mgreen",
+    "AT&amp;T &lt;b&gt; &#39;x&#x27; a&nbsp;b &ldquo;q&rdquo; &bogus;\nthen < and &amp; kept",
 ]
 REAL_TEXTS = slice(0, -NUM_HOSTILE)
 
@@ -126,7 +128,7 @@ def test_names_and_special_ids(text):
     assert GPTText.model_file_name == GPTText.model_file_names[0]
     assert GPTText.from_file(SMALL_ENCODER, do_lower_case=False).do_lower_case  # always lower-cases
     assert GPTText.wrap(text.tokenizer).tokenizer is text.tokenizer and GPTText.wrap("x") is None
-    assert len(text.graph_tokenizer().resources) == 3
+    assert len(text.graph_tokenizer().resources) == 4
 
 
 def test_tokenizer_and_packing_run_from_a_saved_model(text, tmp_path):
