@@ -3,16 +3,17 @@
 (`families.gpt.tokenizer_words.words`) with tensorflow and tensorflow_text
 ops only, from the tables of `families.gpt.graph_tables`.
 
-1. ftfy per character (a table), then whitespace splits the text into
-   chunks; a newline between chunks is a word of its own ('\\n'); NFC per chunk.
+1. ftfy: terminal escapes and per character (a table), then whitespace
+   splits the text into chunks; a newline between chunks is a word of its own
+   ('\\n'); HTML entities (`graph_html`) and NFC per chunk.
 2. text_standardize on each chunk (its replacements and spaced punctuation).
 3. spaCy on each space-separated piece, as its `_split_affixes`: special
    cases, then one prefix and one suffix at a time until nothing changes,
    then special case, URL or infix splits of what is left.
 4. `str.lower` per word (a table, with the final-sigma rule).
 
-Each word carries the [begin, end) byte offsets of the whitespace-separated
-chunk of the input it came from.
+`chunks` gives each chunk's [begin, end) byte offsets in the input
+(`graph_tokenizer` narrows them to words).
 """
 
 import re
