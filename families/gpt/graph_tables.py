@@ -6,6 +6,7 @@ so the graph follows the installed versions:
   forms folded, control characters dropped, C1 controls read as cp1252,
   line breaks to '\\n'); what ftfy does to longer sequences (mojibake) is not
   in the table;
+- ftfy's HTML entities, each decoded and fixed by `ftfy.fix_text`;
 - `str.isspace` (Python's `\\s`, which text_standardize and spaCy split on);
 - spaCy's English special cases and its prefix, suffix, infix and URL
   patterns, rewritten for RE2 (lookbehinds become captured context).
@@ -21,11 +22,12 @@ import numpy as np
 from data.text import unicode_tables as ut
 from families.gpt.tokenizer_words import english_tokenizer
 
-CharMap = tuple  # (keys, row_splits, values) int32: keys[i] -> values[row_splits[i]:row_splits[i+1]]
 _UNCHANGED_CATEGORIES = ("Lu", "Ll", "Lt", "Lo", "Nd", "Nl", "No")
 
 
 def _char_map(fn, codepoints):
+    """(keys, row_splits, values) int32: each codepoint whose `fn(chr(cp))` is
+    not itself, replaced by values[row_splits[i]:row_splits[i + 1]]."""
     keys, splits, values = [], [0], []
     for cp in codepoints:
         out = fn(chr(cp))
@@ -58,16 +60,6 @@ def lower_map():
 @functools.lru_cache(maxsize=None)
 def whitespace_codepoints():
     return np.array([cp for cp in ut.assigned_codepoints() if chr(cp).isspace()], np.int32)
-
-
-def char_class(codepoints, negate=False):
-    """An RE2 class of `codepoints` (sorted ints)."""
-    ranges, start = [], codepoints[0]
-    for prev, cp in zip(codepoints, list(codepoints[1:]) + [None]):
-        if cp != prev + 1:
-            ranges.append(f"\\x{{{start:x}}}" + (f"-\\x{{{prev:x}}}" if prev > start else ""))
-            start = cp
-    return "[" + ("^" if negate else "") + "".join(ranges) + "]"
 
 
 @functools.lru_cache(maxsize=None)
@@ -202,3 +194,24 @@ def affixed_special_cases():
                 and not re.search(SPACED_PUNCTUATION, key):
             found.append((tokens, special_cases()[key]))
     return sorted(found, key=lambda case: -len(case[0]))
+
+
+HTML_ENTITY = r"&#?[0-9A-Za-z]{1,24};"  # ftfy's HTML_ENTITY_RE
+NUMERIC_ENTITIES_BELOW = 0x3000  # numeric references in the table: decimal and hex below this
+
+
+@functools.lru_cache(maxsize=None)
+def html_entities():
+    """{entity: ftfy.fix_text(entity)} for ftfy's named entities and the
+    numeric references below NUMERIC_ENTITIES_BELOW, where ftfy changes them;
+    whitespace in a value becomes a space (the words split there), and
+    values holding a newline are left out (a newline is a word of its own)."""
+    from ftfy.chardata import HTML_ENTITIES
+    numeric = [form for n in range(NUMERIC_ENTITIES_BELOW)
+               for form in {f"&#{n};", f"&#x{n:x};", f"&#x{n:X};"}]
+    table = {}
+    for entity in list(HTML_ENTITIES) + numeric:
+        value = ftfy.fix_text(entity)
+        if value != entity and "\n" not in value:
+            table[entity] = "".join(" " if c.isspace() else c for c in value)
+    return table

@@ -3,16 +3,17 @@
 (`families.gpt.tokenizer_words.words`) with tensorflow and tensorflow_text
 ops only, from the tables of `families.gpt.graph_tables`.
 
-1. ftfy per character (a table), then whitespace splits the text into
-   chunks; a newline between chunks is a word of its own ('\\n'); NFC per chunk.
+1. ftfy: terminal escapes and per character (a table), then whitespace
+   splits the text into chunks; a newline between chunks is a word of its own
+   ('\\n'); HTML entities (`graph_html`) and NFC per chunk.
 2. text_standardize on each chunk (its replacements and spaced punctuation).
 3. spaCy on each space-separated piece, as its `_split_affixes`: special
    cases, then one prefix and one suffix at a time until nothing changes,
    then special case, URL or infix splits of what is left.
 4. `str.lower` per word (a table, with the final-sigma rule).
 
-Each word carries the [begin, end) byte offsets of the whitespace-separated
-chunk of the input it came from.
+`chunks` gives each chunk's [begin, end) byte offsets in the input
+(`graph_tokenizer` narrows them to words).
 """
 
 import re
@@ -21,6 +22,7 @@ import tensorflow as tf
 import tensorflow_text as text
 
 from data.text.graph_tokenizer import with_final_sigmas
+from families.gpt import graph_html
 from families.gpt import graph_tables as tables
 from families.gpt.text_standardize import REPLACEMENTS, SPACED_PUNCTUATION
 
@@ -44,16 +46,20 @@ def _previous(x, first):
     return tf.concat([tf.constant([first], x.dtype), x[:-1]], 0)
 
 
-def chunks(texts):
+def chunks(texts, entities):
     """(chunk strings, their text's row, begin, end byte offsets): runs of
-    non-whitespace after ftfy's character fixes, and '\\n' for each newline
-    run between two chunks of a text."""
-    cps, begins = tf.strings.unicode_decode_with_offsets(texts, "UTF-8", errors="replace")
+    non-whitespace after ftfy's fixes (terminal escapes, character fixes,
+    HTML entities by `entities`, a `graph_html.HtmlEntities`), and '\\n' for
+    each newline run between two chunks of a text."""
+    cps, begins = tf.strings.unicode_decode_with_offsets(
+        graph_html.blank_terminal_escapes(texts), "UTF-8", errors="replace")
+    char_rows, begins = cps.value_rowids(), begins.flat_values
+    next_in_row = tf.concat([tf.equal(char_rows[1:], char_rows[:-1]), [False]], 0)
     lengths = tf.cast(tf.strings.length(texts, unit="BYTE"), tf.int64)
-    ends = tf.concat([begins[:, 1:], tf.expand_dims(lengths, 1)], axis=1)
+    ends = tf.where(next_in_row, tf.concat([begins[1:], [0]], 0), tf.gather(lengths, char_rows))
     mapped, source = map_chars(cps.flat_values, tables.fix_text_map())
-    rows = tf.gather(cps.value_rowids(), source)
-    begin, end = tf.gather(begins.flat_values, source), tf.gather(ends.flat_values, source)
+    rows = tf.gather(char_rows, source)
+    begin, end = tf.gather(begins, source), tf.gather(ends, source)
     space = tf.reduce_any(tf.equal(mapped[:, None], tables.whitespace_codepoints()[None]), 1)
     newline = tf.equal(mapped, NEWLINE)
     kept = ~space | newline
@@ -71,7 +77,9 @@ def chunks(texts):
     keep = ~is_newline | (~_previous(is_newline, True)
                           & tf.equal(_previous(chunk_rows, -1), chunk_rows)
                           & (tf.range(n) < tf.gather(last_word, chunk_rows)))
-    strings = text.normalize_utf8(tf.strings.unicode_encode(chars, "UTF-8"), "NFC")
+    strings = entities.unescape(tf.strings.unicode_encode(chars, "UTF-8"),
+                                chunk_begins < tf.gather(graph_html.entity_line_limits(texts), chunk_rows))
+    strings = text.normalize_utf8(strings, "NFC")
     return tuple(tf.boolean_mask(t, keep) for t in (strings, chunk_rows, chunk_begins, chunk_ends))
 
 

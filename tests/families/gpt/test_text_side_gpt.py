@@ -24,7 +24,9 @@ EDGE_TEXTS = [
     "line one\r\nline two\u2028three\x85four\n\n\nfive \n",
     "5km 10.5% $5.00 US$3 100°C. ΣΑΣ. ΌΣΟΣ İstanbul",
     "google.com www.x.org/a?b=1 end.The e-mail x:y a<b 5-3-2 dyn-o-mite",
-    "(:) :-) <3 :P :D ;) ... .. ...hello... #1 @user x=y C++ +5 ++3", "\ufeffBOM\u00a0nbsp\u200bzwsp\u00ad soft",
+    "(:) :-) <3 :P :D ;) ... .. ...hello... #1 @user x=y C++ +5 ++3",
+    "\ufeffBOM\u00a0nbsp\u200bzwsp\u00ad soft\x1b[31m red\x1b[0m \x1b[1;32mgreen",
+    "AT&amp;T &lt;b&gt; &#39;x&#x27; a&nbsp;b &ldquo;q&rdquo; &bogus;\nthen < and &amp; kept",
 ]
 REAL_TEXTS = slice(0, -NUM_HOSTILE)
 
@@ -66,13 +68,19 @@ def test_encode_is_the_graph_definition(text, python):
     assert original.encode(texts[1]) == python.encode(texts[1])
 
 
-def test_words_carry_their_input_chunk_offsets(text):
-    ids, begins, ends = text.graph_tokenizer().tokenize_with_offsets(tf.constant(["Hello, wörld!", ""]))
+def test_words_carry_their_byte_offsets(text):
+    texts = ["", "Hello, wörld!", "“go” now…"]
+    ids, begins, ends = text.graph_tokenizer().tokenize_with_offsets(tf.constant(texts))
     assert ids.shape.rank == 3
-    assert ids.merge_dims(1, 2).to_list() == _graph_ids(text, ["Hello, wörld!", ""])
-    words = [(int(b[0]), int(e[0])) for b, e in zip(begins[0].to_list(), ends[0].to_list())]
-    assert words == [(0, 6), (0, 6), (7, 14), (7, 14)]  # hello , | wörld ! (bytes)
-    assert ids[1].to_list() == []
+    assert ids.merge_dims(1, 2).to_list() == _graph_ids(text, texts)
+    assert ids[0].to_list() == []
+
+    def spans(row):
+        raw = texts[row].encode("utf-8")
+        return [raw[b[0]:e[0]].decode("utf-8") for b, e in zip(begins[row].to_list(), ends[row].to_list())]
+
+    assert spans(1) == ["Hello", ",", "wörld", "!"]  # each word its own bytes
+    assert spans(2) == ["“go”"] * 3 + ["now…"] * 2  # ftfy or text_standardize changed the chunk: all of it
 
 
 TEXTS_A = ["The red house.", "", "rooms " * 30, "Don't go—now!"]
@@ -120,7 +128,7 @@ def test_names_and_special_ids(text):
     assert GPTText.model_file_name == GPTText.model_file_names[0]
     assert GPTText.from_file(SMALL_ENCODER, do_lower_case=False).do_lower_case  # always lower-cases
     assert GPTText.wrap(text.tokenizer).tokenizer is text.tokenizer and GPTText.wrap("x") is None
-    assert len(text.graph_tokenizer().resources) == 3
+    assert len(text.graph_tokenizer().resources) == 4
 
 
 def test_tokenizer_and_packing_run_from_a_saved_model(text, tmp_path):
