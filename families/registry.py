@@ -13,6 +13,7 @@ import importlib
 FAMILY_MODULES = {
     "bert": "families.bert.family",
     "xlnet": "families.xlnet.family",
+    "gpt": "families.gpt.family",
 }
 
 

@@ -20,7 +20,7 @@ from data.text.text_side import TextSide
 from families.gpt.bpe import SPECIAL_TOKENS, UNK_ID
 from families.gpt.graph_tokenizer import GraphGPTTokenizer
 from families.gpt.text_packing import pack_ids, pack_segments
-from families.gpt.tokenizer import GPTTokenizer
+from families.gpt.tokenizer import GPTTokenizer, merges_file_beside
 
 PAD_ID = 0  # the original's inputs are zeros past the end (masked)
 
@@ -51,6 +51,15 @@ class GPTText(TextSide):
         """`do_lower_case` is accepted and ignored: GPT's pipeline lower-cases
         every word, and its vocabulary holds no capitals."""
         return cls(GPTTokenizer.from_file(model_file))
+
+    @classmethod
+    def vocabulary_files(cls, model_file):
+        """The encoder file and the merges beside it (`vocab_<n>.bpe` beside
+        `encoder_bpe_<n>.json`)."""
+        return model_file, merges_file_beside(model_file)
+
+    def input_shapes(self, seq_length):
+        return {"input_word_ids": (seq_length,), "input_mask": (seq_length,)}
 
     @classmethod
     def wrap(cls, tokenizer):

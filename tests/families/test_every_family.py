@@ -526,11 +526,11 @@ def test_task_exports_serve_raw_text_in_a_fresh_process(family, served):
             assert served[task] == expected[task], task
 
 
-def test_the_hub_pair_loads_in_a_fresh_process(served, encoder):
+def test_the_hub_pair_loads_in_a_fresh_process(served, encoder, text_side):
     hidden = encoder.output["sequence_output"].shape[-1]
     layers = len(encoder.output["encoder_outputs"])
     assert served["hub_preprocessor"] == {
-        key: [2, HUB_SEQ_LENGTH] for key in ("input_word_ids", "input_mask", "input_type_ids")}
+        key: [2, *shape] for key, shape in text_side.input_shapes(HUB_SEQ_LENGTH).items()}
     assert served["hub_encoder"] == {
         "pooled_output": [2, hidden], "default": [2, hidden],
         "sequence_output": [2, HUB_SEQ_LENGTH, hidden],

@@ -14,6 +14,7 @@ from families.gpt.checkpoints.formats import FORMATS, read_by_path
 from families.gpt.checkpoints.names import from_ours
 from families.gpt.double_heads import GPTDoubleHeads
 from families.gpt.encoder import GPTEncoder
+from families.gpt.text_side import GPTText
 
 OUTPUT_FORMATS = ("release", "hf", "ours")
 
@@ -61,10 +62,12 @@ def write_model(model, loaded, output_format, output_dir):
 def convert(init_checkpoint, output_dir, output_format, config, vocab_file=None, do_lower_case=True):
     """Writes GPT's checkpoint at `init_checkpoint` as `output_format`; returns
     the `LoadReport` of the read. GPT's BPE lower-cases as the original does
-    whatever `do_lower_case` says; `vocab_file` is copied beside under its name."""
+    whatever `do_lower_case` says; `vocab_file` (the BPE encoder) is copied beside with its
+    merges, under the names the text side reads."""
     model, report = read_model(init_checkpoint, config)
     logging.info(report.summary())
     write_model(model, set(report.loaded), output_format, output_dir)
     if vocab_file:
-        shutil.copyfile(vocab_file, os.path.join(output_dir, os.path.basename(vocab_file)))
+        for source, name in zip(GPTText.vocabulary_files(vocab_file), GPTText.vocabulary_file_names()):
+            shutil.copyfile(source, os.path.join(output_dir, name))
     return report

@@ -1,0 +1,17 @@
+"""OpenAI GPT (Radford et al. 2018) in the family registry."""
+
+from families.family import Family
+from families.gpt.checkpoints import convert
+from families.gpt.checkpoints.formats import FORMATS, foreign_config
+from families.gpt.config import GPTConfig
+from families.gpt.encoder import GPTEncoder
+from families.gpt.text_side import GPTText
+
+FAMILY = Family(
+    name="gpt", title="OpenAI GPT", config_type=GPTConfig, encoder_type=GPTEncoder, text_side=GPTText,
+    tiny_preset="gpt_tiny", checkpoint_formats=FORMATS, foreign_config=foreign_config,
+    convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
+    command_lines=("build_bpe_vocab.py",),
+    # SQuAD's windows and NER's word alignment read word pieces (WordPiece's
+    # `vocab.ids`); GPT's BPE does not plug into them yet.
+    tasks=("classification", "multiple_choice", "feature_extraction"))

@@ -1,0 +1,24 @@
+"""What the every-family suite (tests/families/test_every_family.py) needs of
+OpenAI GPT: the tests' small BPE vocabulary (2,000 merges learned from the
+shared data, `tests/fixtures/gpt/README.md`) and a tiny config over it."""
+
+import json
+import os
+
+from families.gpt.config import GPTConfig
+from tests.conftest import FIXTURES
+
+ENCODER_FILE = os.path.join(FIXTURES, "gpt", "encoder_bpe_2000.json")
+
+
+def vocabulary(tmp_path_factory):
+    """`encoder_bpe_2000.json`, its merges `vocab_2000.bpe` beside it."""
+    del tmp_path_factory  # nothing to build
+    return ENCODER_FILE
+
+
+def tiny_config():
+    """gpt_tiny over that vocabulary, with the three special rows fine-tuning packs."""
+    with open(ENCODER_FILE, encoding="utf-8") as f:
+        n_vocab = len(json.load(f))
+    return GPTConfig.from_preset("gpt_tiny").replace(n_vocab=n_vocab).for_fine_tuning()
