@@ -48,7 +48,9 @@ flags.DEFINE_integer("num_train_steps", 100000, "Number of updates.")
 flags.DEFINE_integer("num_warmup_steps", 10000, "Linear warmup updates.")
 flags.DEFINE_integer("max_eval_steps", 100, "Most evaluation batches of --eval_batch_size, read in "
                      "order from --input_file; a shorter input is evaluated whole.")
-flags.DEFINE_enum("model", "bert", registry.names(), "The model family to pretrain.")
+# The families whose records name their part of this command line.
+PRETRAINED = tuple(name for name in registry.names() if registry.family(name).pretraining)
+flags.DEFINE_enum("model", "bert", PRETRAINED, "The model family to pretrain.")
 
 
 def pretraining(family):
@@ -57,7 +59,7 @@ def pretraining(family):
     return importlib.import_module(registry.family(family).pretraining)
 
 
-for _family in registry.names():
+for _family in PRETRAINED:
     pretraining(_family).define_flags()
 
 

@@ -14,9 +14,23 @@ class ConfigError(ValueError):
 
 class JsonConfig:
     """Mixin for a frozen dataclass config. A subclass sets `error` (its
-    ValueError class) and `presets()` (name -> config) and defines `from_dict`."""
+    ValueError class) and `presets()` (name -> config), and defines
+    `from_dict` where its file is not its fields, flat."""
 
     error = ValueError
+
+    @classmethod
+    def from_dict(cls, values, source="config", ignorable=()):
+        """The config of `values`, its fields by name; any other key but those
+        `ignorable` is an error, as is a field out of range, naming `source`."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - known - set(ignorable))
+        if unknown:
+            raise cls.error(f"{source}: unknown key(s) {unknown}; expected a subset of {sorted(known)}")
+        try:
+            return cls(**{k: v for k, v in values.items() if k in known})
+        except cls.error as e:
+            raise cls.error(f"{source}: {e}") from None
 
     @classmethod
     def presets(cls):

@@ -44,6 +44,13 @@ def assigned_codepoints():
             if unicodedata.category(chr(cp)) not in ("Cn", "Co", "Cs")]
 
 
+@functools.lru_cache(maxsize=None)
+def whitespace_codepoints():
+    """int32 [n]: every assigned codepoint Python's `str.isspace` (and so
+    `str.split()`) treats as whitespace."""
+    return np.array([cp for cp in assigned_codepoints() if chr(cp).isspace()], np.int32)
+
+
 def _final_sigma_context(char):
     """(cased, case_ignorable) as str.lower sees them when placing ς, found by
     asking str.lower itself: a character both cased and ignorable counts as

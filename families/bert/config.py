@@ -7,6 +7,14 @@ from modeling.json_config import ConfigError, JsonConfig
 _ACTIVATIONS = ("gelu", "gelu_new", "gelu_tanh", "relu", "tanh", "swish", "silu")
 
 
+# Hugging Face configs carry extra bookkeeping keys; only these are tolerated.
+HF_BOOKKEEPING = ("model_type", "architectures", "transformers_version", "_name_or_path", "pad_token_id",
+                  "position_embedding_type", "use_cache", "torch_dtype", "gradient_checkpointing",
+                  "classifier_dropout", "directionality", "pooler_fc_size", "pooler_num_attention_heads",
+                  "pooler_num_fc_layers", "pooler_size_per_head", "pooler_type", "dtype", "bos_token_id",
+                  "eos_token_id", "output_past", "id2label", "label2id")
+
+
 @dataclasses.dataclass(frozen=True)
 class BertConfig(JsonConfig):
     """Hyper-parameters of a BERT encoder, field names as in `bert_config.json`.
@@ -68,24 +76,10 @@ class BertConfig(JsonConfig):
 
     @classmethod
     def from_dict(cls, values, source="config"):
-        known = {f.name for f in dataclasses.fields(cls)}
-        # Hugging Face configs carry extra bookkeeping keys; only these are tolerated.
-        ignorable = {"model_type", "architectures", "transformers_version", "_name_or_path",
-                     "pad_token_id", "position_embedding_type", "use_cache", "torch_dtype",
-                     "gradient_checkpointing", "classifier_dropout", "directionality",
-                     "pooler_fc_size", "pooler_num_attention_heads", "pooler_num_fc_layers",
-                     "pooler_size_per_head", "pooler_type", "dtype", "bos_token_id",
-                     "eos_token_id", "output_past", "id2label", "label2id"}
-        unknown = sorted(set(values) - known - ignorable)
-        if unknown:
-            raise ConfigError(f"{source}: unknown key(s) {unknown}; expected a subset of {sorted(known)}")
         position_type = values.get("position_embedding_type", "absolute")
         if position_type != "absolute":
             raise ConfigError(f"{source}: position_embedding_type {position_type!r} is not supported")
-        try:
-            return cls(**{k: v for k, v in values.items() if k in known})
-        except ConfigError as e:
-            raise ConfigError(f"{source}: {e}") from None
+        return super().from_dict(values, source, ignorable=HF_BOOKKEEPING)
 
     @classmethod
     def presets(cls):

@@ -103,17 +103,6 @@ class GPTConfig(JsonConfig):
         return self.replace(n_special=max(self.n_special, len(SPECIAL_TOKENS)))
 
     @classmethod
-    def from_dict(cls, values, source="config"):
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise GPTConfigError(f"{source}: unknown key(s) {unknown}; expected a subset of {sorted(known)}")
-        try:
-            return cls(**values)
-        except GPTConfigError as e:
-            raise GPTConfigError(f"{source}: {e}") from None
-
-    @classmethod
     def presets(cls):
         return GPT_PRESETS
 

@@ -17,25 +17,12 @@ import re
 import unicodedata
 
 import ftfy
-import numpy as np
 
 from data.text import unicode_tables as ut
+from data.text.char_maps import char_map
 from families.gpt.tokenizer_words import english_tokenizer
 
 _UNCHANGED_CATEGORIES = ("Lu", "Ll", "Lt", "Lo", "Nd", "Nl", "No")
-
-
-def _char_map(fn, codepoints):
-    """(keys, row_splits, values) int32: each codepoint whose `fn(chr(cp))` is
-    not itself, replaced by values[row_splits[i]:row_splits[i + 1]]."""
-    keys, splits, values = [], [0], []
-    for cp in codepoints:
-        out = fn(chr(cp))
-        if out != chr(cp):
-            keys.append(cp)
-            values.extend(map(ord, out))
-            splits.append(len(values))
-    return tuple(np.asarray(a, np.int32) for a in (keys, splits, values))
 
 
 def _ftfy_may_change(char):
@@ -48,18 +35,13 @@ def _ftfy_may_change(char):
 @functools.lru_cache(maxsize=None)
 def fix_text_map():
     """`ftfy.fix_text` of each character alone."""
-    return _char_map(ftfy.fix_text, (cp for cp in ut.assigned_codepoints()
+    return char_map(ftfy.fix_text, (cp for cp in ut.assigned_codepoints()
                                      if _ftfy_may_change(chr(cp))))
 
 
 @functools.lru_cache(maxsize=None)
 def lower_map():
-    return _char_map(str.lower, ut.assigned_codepoints())
-
-
-@functools.lru_cache(maxsize=None)
-def whitespace_codepoints():
-    return np.array([cp for cp in ut.assigned_codepoints() if chr(cp).isspace()], np.int32)
+    return char_map(str.lower, ut.assigned_codepoints())
 
 
 @functools.lru_cache(maxsize=None)

@@ -21,6 +21,8 @@ import re
 import tensorflow as tf
 import tensorflow_text as text
 
+from data.text import unicode_tables as ut
+from data.text.char_maps import map_chars
 from data.text.graph_tokenizer import with_final_sigmas
 from families.gpt import graph_html
 from families.gpt import graph_tables as tables
@@ -28,18 +30,6 @@ from families.gpt.text_standardize import REPLACEMENTS, SPACED_PUNCTUATION
 
 NEWLINE = 10
 MAX_AFFIX_STEPS = 64  # spaCy strips one prefix and one suffix per step
-
-
-def map_chars(cps, table):
-    """Flat codepoints with each mapped one replaced by its values (maybe
-    none): (codepoints, source index of each) of the result."""
-    keys, splits, values = (tf.constant(t) for t in table)
-    index = tf.minimum(tf.searchsorted(keys, cps), tf.size(keys) - 1)
-    hit = tf.equal(tf.gather(keys, index), cps)
-    starts = tf.where(hit, tf.gather(splits, index), tf.size(values) + tf.range(tf.size(cps)))
-    lengths = tf.where(hit, tf.gather(splits, index + 1) - starts, 1)
-    positions = tf.ragged.range(starts, starts + lengths)
-    return tf.gather(tf.concat([values, cps], 0), positions.flat_values), positions.value_rowids()
 
 
 def _previous(x, first):
@@ -60,7 +50,7 @@ def chunks(texts, entities):
     mapped, source = map_chars(cps.flat_values, tables.fix_text_map())
     rows = tf.gather(char_rows, source)
     begin, end = tf.gather(begins, source), tf.gather(ends, source)
-    space = tf.reduce_any(tf.equal(mapped[:, None], tables.whitespace_codepoints()[None]), 1)
+    space = tf.reduce_any(tf.equal(mapped[:, None], ut.whitespace_codepoints()[None]), 1)
     newline = tf.equal(mapped, NEWLINE)
     kept = ~space | newline
     new = kept & (newline | _previous(space, True) | tf.not_equal(rows, _previous(rows, -1)))

@@ -104,18 +104,6 @@ class XLNetConfig(JsonConfig):
         return self.replace(**defaults)
 
     @classmethod
-    def from_dict(cls, values, source="config"):
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise XLNetConfigError(
-                f"{source}: unknown key(s) {unknown}; expected a subset of {sorted(known)}")
-        try:
-            return cls(**values)
-        except XLNetConfigError as e:
-            raise XLNetConfigError(f"{source}: {e}") from None
-
-    @classmethod
     def presets(cls):
         return XLNET_PRESETS
 

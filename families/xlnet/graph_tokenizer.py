@@ -24,6 +24,7 @@ import tensorflow as tf
 import tensorflow_text as text
 
 from data.text import unicode_tables as ut
+from data.text.char_maps import char_map, map_ragged_chars
 from data.text.graph_tokenizer import with_final_sigmas
 from data.text.sentencepiece_vocab import check_special_symbols
 from families.xlnet.tokenizer import SPIECE_UNDERLINE
@@ -47,18 +48,13 @@ def _whitespace_run():
     return _char_class(str.isspace) + "+"
 
 
-@functools.lru_cache(maxsize=None)
-def _whitespace_codepoints():
-    return np.array([cp for cp in ut.assigned_codepoints() if chr(cp).isspace()], np.int32)
-
-
 def _split_words(texts):
     """Runs of non-whitespace (str.isspace) of each UTF-8 string: words and their
     [begin, end) byte offsets (int64), ragged [batch, (words)]. (tensorflow_text's
     regex_split stops at a NUL byte; this does not.)"""
     cps, starts = tf.strings.unicode_decode_with_offsets(texts, "UTF-8")
     chars, rows, begins = cps.flat_values, cps.value_rowids(), starts.flat_values
-    space = tf.reduce_any(tf.equal(chars[:, None], tf.constant(_whitespace_codepoints())[None]), 1)
+    space = tf.reduce_any(tf.equal(chars[:, None], tf.constant(ut.whitespace_codepoints())[None]), 1)
     previous_row, next_row = (tf.concat([[-1], rows[:-1]], 0), tf.concat([rows[1:], [-1]], 0))
     first = ~space & (tf.concat([[True], space[:-1]], 0) | tf.not_equal(previous_row, rows))
     last = ~space & (tf.concat([space[1:], [True]], 0) | tf.not_equal(next_row, rows))
@@ -81,42 +77,15 @@ def _digit_comma_piece():
     return "(?s).*" + _char_class(str.isdigit) + ","
 
 
-def _char_map(fn):
-    """(keys, row_splits, values) int32 of every assigned codepoint whose
-    `fn(chr(cp))` is not the character itself; keys sorted."""
-    keys, splits, values = [], [0], []
-    for cp in ut.assigned_codepoints():
-        out = fn(chr(cp))
-        if out != chr(cp):
-            keys.append(cp)
-            values.extend(map(ord, out))
-            splits.append(len(values))
-    return tuple(np.asarray(a, np.int32) for a in (keys, splits, values))
-
-
 @functools.lru_cache(maxsize=None)
 def _accent_map():
-    return _char_map(lambda c: "".join(
+    return char_map(lambda c: "".join(
         d for d in unicodedata.normalize("NFKD", c) if not unicodedata.combining(d)))
 
 
 @functools.lru_cache(maxsize=None)
 def _lower_map():
-    return _char_map(str.lower)
-
-
-def _apply_map(cps, table):
-    """Ragged codepoints [B, (n)] with each mapped codepoint replaced by its values."""
-    keys, splits, values = (tf.constant(t) for t in table)
-    flat = cps.flat_values
-    index = tf.minimum(tf.searchsorted(keys, flat), tf.size(keys) - 1)
-    hit = tf.equal(tf.gather(keys, index), flat)
-    starts = tf.where(hit, tf.gather(splits, index), tf.size(values) + tf.range(tf.size(flat)))
-    lengths = tf.where(hit, tf.gather(splits, index + 1) - starts, 1)
-    positions = tf.ragged.range(starts, starts + lengths)
-    mapped = tf.gather(tf.concat([values, flat], 0), positions.flat_values)
-    rows = tf.gather(cps.value_rowids(), positions.value_rowids())
-    return tf.RaggedTensor.from_value_rowids(mapped, rows, nrows=cps.nrows())
+    return char_map(str.lower)
 
 
 class GraphXLNetTokenizer(tf.Module):
@@ -157,11 +126,11 @@ class GraphXLNetTokenizer(tf.Module):
             return texts
         cps = tf.strings.unicode_decode(texts, "UTF-8")
         if not self.keep_accents:
-            cps = _apply_map(cps, _accent_map())
+            cps = map_ragged_chars(cps, _accent_map())
         if self.lower:
             flags = tf.gather(self._classes, cps.flat_values)
             sigmas = with_final_sigmas(cps.flat_values, flags, cps.value_rowids())
-            cps = _apply_map(cps.with_flat_values(sigmas), _lower_map())
+            cps = map_ragged_chars(cps.with_flat_values(sigmas), _lower_map())
         return tf.strings.unicode_encode(cps, "UTF-8")
 
     @tf.function(input_signature=[_TEXTS])
