@@ -252,5 +252,5 @@ class TaggingTask(FineTuningTask):
 
 def _per_position(values):
     """The [batch, seq, ...] entries of a batch's labels and outputs: all but
-    `sentence_index` ([batch])."""
-    return {k: v for k, v in values.items() if k != "sentence_index"}
+    the per-row ones (`sentence_index`, an encoder's `auxiliary_loss`)."""
+    return {k: v for k, v in values.items() if v.shape.rank >= 2}

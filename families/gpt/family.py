@@ -12,6 +12,6 @@ FAMILY = Family(
     tiny_preset="gpt_tiny", checkpoint_formats=FORMATS, foreign_config=foreign_config,
     convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
     command_lines=("build_bpe_vocab.py",),
-    # SQuAD's windows and NER's word alignment read word pieces (WordPiece's
-    # `vocab.ids`); GPT's BPE does not plug into them yet.
-    tasks=("classification", "multiple_choice", "feature_extraction"))
+    # SQuAD's Python windows read WordPiece's `vocab.ids` and its SavedModel
+    # BERT's in-graph word splitting; GPT's BPE does not plug into them yet.
+    tasks=("classification", "tagging", "multiple_choice", "feature_extraction"))
