@@ -79,8 +79,8 @@ def test_encoder_config_alone_is_enough(written, tmp_path):
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda v: v.update(encoder_family="gpt"),
-     r"export_meta.json: encoder_family 'gpt' is not one of"),
+    (lambda v: v.update(encoder_family="t5"),
+     r"export_meta.json: encoder_family 't5' is not one of"),
     (lambda v: [v.pop("encoder_config"), v.pop("bert_config")],
      "export_meta.json: encoder_config is missing"),
     (lambda v: v.update(bert_config={**v["bert_config"], "hidden_size": 64}),
@@ -100,8 +100,8 @@ def test_errors_name_the_file_and_field(written, tmp_path, change, message):
 def test_families_by_name():
     assert family_of(TINY_CONFIG) == "bert" and registry.family("bert").config_type is type(TINY_CONFIG)
     assert config_from_dict("bert", TINY_CONFIG.to_dict(), "x.json") == TINY_CONFIG
-    with pytest.raises(ValueError, match="x.json: unknown model family 'gpt'; registered: bert, xlnet"):
-        config_from_dict("gpt", {}, "x.json")
+    with pytest.raises(ValueError, match="x.json: unknown model family 't5'; registered: bert, xlnet, gpt"):
+        config_from_dict("t5", {}, "x.json")
     with pytest.raises(TypeError, match="no model family has a dict; registered config types: "
                                         "BertConfig, XLNetConfig"):
         family_of({})
