@@ -13,6 +13,7 @@ import pytest
 
 from data.question_answering.features import convert_examples_to_features
 from data.question_answering.squad_reader import SquadExample, read_squad_file, split_words
+from data.text.segments import stack_inputs
 from data.text.tokenization import FullTokenizer
 from tasks.export_meta import ExportMeta
 from export.export_model import build_task_model
@@ -93,8 +94,7 @@ def served(tmp_path_factory, uncased_vocab_file):
 def _python_predictions(model, examples, tokenizer, v2, threshold):
     features = convert_examples_to_features(examples, tokenizer, SEQ_LENGTH, DOC_STRIDE,
                                             QUERY_LENGTH, is_training=False)
-    inputs = {k: np.stack([getattr(f, k) for f in features])
-              for k in ("input_word_ids", "input_mask", "input_type_ids")}
+    inputs = stack_inputs([f.inputs for f in features])
     outputs = model(inputs, training=False)
     results = {f.unique_id: (s, e) for f, s, e in zip(
         features, np.asarray(outputs["start_logits"]).tolist(),

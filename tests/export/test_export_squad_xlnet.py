@@ -16,6 +16,7 @@ import pytest
 
 from data.question_answering.features import convert_examples_to_features
 from data.question_answering.squad_reader import SquadExample, read_squad_file, split_words
+from data.text.segments import stack_inputs
 from export.export_model import build_task_model
 from families.xlnet.span_labeler import XLNetSpanLabeler
 from families.xlnet.config import XLNetConfig
@@ -90,8 +91,7 @@ def python_predictions(model, examples, text_side, v2, threshold):
     head = BeamHead(config)
     features = convert_examples_to_features(examples, text_side, SEQ_LENGTH, DOC_STRIDE,
                                             QUERY_LENGTH, is_training=False)
-    inputs = {k: np.stack([getattr(f, k) for f in features])
-              for k in ("input_word_ids", "input_mask", "input_type_ids")}
+    inputs = stack_inputs([f.inputs for f in features])
     inputs.update(head.inputs(features, training=False))
     outputs = model(inputs, training=False)
     raw = {name: np.asarray(outputs[name]) for name in BEAM}
