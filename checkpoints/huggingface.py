@@ -1,8 +1,22 @@
 """Hugging Face model directories: `config.json` + `model.safetensors` or `pytorch_model.bin`."""
 
+import json
 import os
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+
+
+def config_file(path):
+    """The `config.json` of the directory `path`."""
+    return os.path.join(path, "config.json")
+
+
+def model_type(path):
+    """The `model_type` the `config.json` in `path` names, or None (no such file or field)."""
+    if not os.path.isfile(config_file(path)):
+        return None
+    with open(config_file(path), encoding="utf-8") as f:
+        return json.load(f).get("model_type")
 
 
 def is_hf_dir(path):

@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from checkpoints.huggingface import read_weight_file
+from checkpoints.huggingface import config_file, model_type, read_weight_file
 from families.gpt.checkpoints.names import is_block_name
 from families.gpt.config import GPTConfig
 from utils.files import atomic_output, atomic_write_text
@@ -30,20 +30,13 @@ _TIED = "lm_head.weight"
 _MC = {"model/clf/w": "multiple_choice_head.summary.weight", "model/clf/b": "multiple_choice_head.summary.bias"}
 
 
-def _config_file(path):
-    return os.path.join(path, "config.json")
-
-
 def is_gpt_hf_dir(path):
-    if not os.path.isfile(_config_file(path)):
-        return False
-    with open(_config_file(path), encoding="utf-8") as f:
-        return json.load(f).get("model_type") == MODEL_TYPE
+    return model_type(path) == MODEL_TYPE
 
 
 def read_config(path):
     """`GPTConfig` of a Hugging Face `config.json`."""
-    with open(_config_file(path), encoding="utf-8") as f:
+    with open(config_file(path), encoding="utf-8") as f:
         hf = json.load(f)
     values = {ours: hf[_RENAMED.get(ours, ours)] for ours in _SHARED + tuple(_RENAMED)
               if _RENAMED.get(ours, ours) in hf}
@@ -51,7 +44,7 @@ def read_config(path):
         values["afn"] = _ACTIVATIONS.get(values["afn"], values["afn"])
     values["n_special"] = hf.get("n_special", 0)
     values["n_vocab"] = hf["vocab_size"] - values["n_special"]
-    return GPTConfig.from_dict(values, source=_config_file(path))
+    return GPTConfig.from_dict(values, source=config_file(path))
 
 
 def read_tensors(path, n_special):
@@ -95,7 +88,7 @@ def write_dir(tensors, config, path):
     with atomic_output(os.path.join(path, "model.safetensors"), "wb") as f:
         f.write(save(to_hf(tensors), metadata={"format": "pt"}))
     hf = hf_config(config, multiple_choice="model/clf/w" in tensors)
-    atomic_write_text(_config_file(path), json.dumps(hf, indent=2) + "\n")
+    atomic_write_text(config_file(path), json.dumps(hf, indent=2) + "\n")
 
 
 def write_torch_bin(tensors, path):

@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from checkpoints.huggingface import config_file, model_type
 from families.xlnet.config import XLNetConfig, XLNetConfigError
 from utils.files import atomic_output, atomic_write_text
 
@@ -17,27 +18,20 @@ _SHARED = ("n_layer", "d_model", "n_head", "d_inner", "ff_activation", "untie_r"
 _ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_new", "gelu_tanh": "gelu_new", "relu": "relu"}
 
 
-def _config_file(path):
-    return os.path.join(path, "config.json")
-
-
 def is_xlnet_hf_dir(path):
-    if not os.path.isfile(_config_file(path)):
-        return False
-    with open(_config_file(path), encoding="utf-8") as f:
-        return json.load(f).get("model_type") == "xlnet"
+    return model_type(path) == "xlnet"
 
 
 def read_config(path):
     """`XLNetConfig` from a Hugging Face `config.json` (its memory and dropout too)."""
-    with open(_config_file(path), encoding="utf-8") as f:
+    with open(config_file(path), encoding="utf-8") as f:
         hf = json.load(f)
     values = {ours: hf[_RENAMED.get(ours, ours)] for ours in ("n_token",) + _SHARED
               if _RENAMED.get(ours, ours) in hf}
     values["d_head"] = hf["d_model"] // hf["n_head"]
     values["mem_len"] = hf.get("mem_len") or 0
     values["reuse_len"] = hf.get("reuse_len") or 0
-    return XLNetConfig.from_dict(values, source=_config_file(path))
+    return XLNetConfig.from_dict(values, source=config_file(path))
 
 
 def write_dir(tensors, config, path, architecture="XLNetLMHeadModel", **extra):
@@ -55,4 +49,4 @@ def write_dir(tensors, config, path, architecture="XLNetLMHeadModel", **extra):
     hf.update(model_type="xlnet", architectures=[architecture], d_head=config.d_head,
               ff_activation=_ACTIVATIONS[config.ff_activation], mem_len=config.mem_len or None,
               reuse_len=config.reuse_len or None, **extra)
-    atomic_write_text(_config_file(path), json.dumps(hf, indent=2) + "\n")
+    atomic_write_text(config_file(path), json.dumps(hf, indent=2) + "\n")
