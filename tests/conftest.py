@@ -23,6 +23,17 @@ SHARED_DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Under xdist's `--dist loadgroup` (scripts/test.sh) a module's tests share one
+    worker, so its module- and session-scoped fixtures (records, runs, exports) are
+    built once; a test that names its own `xdist_group` (the every-family suite, one
+    group per family) keeps it."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
 @pytest.fixture(autouse=True)
 def absl_logs_reach_caplog():
     """Saving a SavedModel sets absl's verbosity as TensorFlow walks the objects

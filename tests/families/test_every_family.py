@@ -53,7 +53,9 @@ TRAIN_HOUSES = HOUSES + [("An old door.", "no"), ("Green rooms.", "no"), ("red",
 SERVED = ("classification", "question_answering", "tagging", "multiple_choice")
 
 
-@pytest.fixture(scope="module", params=registry.names())
+# Under xdist (scripts/test.sh) each family's tests run in one worker, beside the other families'.
+@pytest.fixture(scope="module", params=[pytest.param(name, marks=pytest.mark.xdist_group(f"every_family_{name}"))
+                                        for name in registry.names()])
 def name(request):
     return request.param
 
