@@ -47,6 +47,9 @@ class Masker:
         self.is_continuation = is_continuation
 
     def __call__(self, input_ids, lengths, rng):
+        """`rng`: a NumPy Generator, or `BlockDraws` to give each block of rows its own."""
+        if not isinstance(rng, BlockDraws):
+            rng = BlockDraws([rng], [len(input_ids)])
         width = self.options.max_predictions_per_seq
         candidates = (np.arange(input_ids.shape[1]) < lengths[:, None])
         candidates &= (input_ids != self.cls_id) & (input_ids != self.sep_id)
@@ -63,7 +66,7 @@ class Masker:
         positions = np.zeros((len(input_ids), width), dtype=np.int64)
         valid = np.zeros((len(input_ids), width), dtype=bool)
         for row, (starts, ends) in enumerate(spans):
-            chosen = select_ngrams(starts, ends, self.options.max_ngram_size, int(budget[row]), rng)
+            chosen = select_ngrams(starts, ends, self.options.max_ngram_size, int(budget[row]), rng.row(row))
             chosen.sort()
             positions[row, : len(chosen)] = chosen
             valid[row, : len(chosen)] = True
@@ -80,6 +83,39 @@ class Masker:
         masked = input_ids.copy()
         masked[np.broadcast_to(rows, positions.shape)[valid], positions[valid]] = replacement[valid]
         return LmTargets(masked, np.where(valid, positions, 0), labels, valid.astype(np.float32))
+
+
+class BlockDraws:
+    """Random numbers for a batch whose rows come in blocks (the instances of
+    one document), each block drawn from its own generator: a document is
+    masked the same whatever shares its batch.
+
+    Example:
+    >>> draws = BlockDraws([np.random.default_rng([7, 0]), np.random.default_rng([7, 1])], [3, 2])
+    >>> draws.random((5, 128)).shape
+    (5, 128)
+    """
+
+    def __init__(self, generators, sizes):
+        self.generators, self.sizes = list(generators), list(sizes)
+        self._owner = np.repeat(np.arange(len(self.sizes)), self.sizes)
+
+    def random(self, shape, dtype=np.float64):
+        return self._stack(lambda g, n: g.random((n, *shape[1:]), dtype=dtype), shape)
+
+    def integers(self, low, high, shape):
+        return self._stack(lambda g, n: g.integers(low, high, (n, *shape[1:])), shape)
+
+    def row(self, index):
+        """The generator of row `index`."""
+        return self.generators[self._owner[index]]
+
+    def _stack(self, draw, shape):
+        if shape[0] != len(self._owner):
+            raise ValueError(f"{shape[0]} rows asked of draws for {len(self._owner)}")
+        if len(self.generators) == 1:
+            return draw(self.generators[0], shape[0])
+        return np.concatenate([draw(g, n) for g, n in zip(self.generators, self.sizes)])
 
 
 def select_tokens(candidates, budget, width, rng):
