@@ -43,6 +43,7 @@ class ReadStats:
     skipped_lines: int = 0
     bad_lines: list = dataclasses.field(default_factory=list)  # ("path:line", reason), the first few
     keep_bad_lines: int = 0  # how many of them to keep
+    log_bad_lines: int = _LOGGED_INVALID_LINES  # how many to log (0 for a second reading)
 
     def counts(self):
         return {name: getattr(self, name)
@@ -82,7 +83,7 @@ def expand_input_files(patterns, match=None):
     for pattern in (p.strip() for p in patterns):
         if not pattern:
             continue
-        matches = (match or _local_match)(pattern)
+        matches = (match or local_match)(pattern)
         if not matches:
             raise CorpusError(f"input file not found: {pattern!r}")
         files.extend(matches)
@@ -91,7 +92,7 @@ def expand_input_files(patterns, match=None):
     return files
 
 
-def _local_match(pattern):
+def local_match(pattern):
     matches = sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern]
     return [m for m in matches if os.path.isfile(m)]
 
@@ -112,7 +113,7 @@ def decode_line(raw, path, line_no, stats, strict_utf8=False, invalid=None):
         stats.invalid_utf8_lines += 1
         stats.skipped_lines += invalid == SKIP
         action = "line skipped" if invalid == SKIP else "bad bytes replaced"
-        if stats.invalid_utf8_lines <= _LOGGED_INVALID_LINES:
+        if stats.invalid_utf8_lines <= stats.log_bad_lines:
             logging.warning("%s: invalid UTF-8 (%s), %s", where, e.reason, action)
         if len(stats.bad_lines) < stats.keep_bad_lines:
             stats.bad_lines.append((where, f"invalid UTF-8 ({e.reason}), {action}"))

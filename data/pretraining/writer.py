@@ -62,7 +62,7 @@ def write_pretraining_data(
     processor_args = (processor_class, config, vocab_file, do_lower_case, len(output_files))
     processor = processor_class(*processor_args[1:])  # fails early on a bad vocab
     read_stats = corpus_reader.ReadStats()
-    documents = corpus_reader.read_documents(input_files, read_stats, strict_utf8=processor.strict_utf8)
+    documents = corpus_reader.read_documents(input_files, read_stats, max_chunk_chars, strict_utf8=processor.strict_utf8)
     chunks = corpus_reader.chunk_documents(documents, documents_per_chunk, max_chunk_chars)
     counts = collections.Counter()
     progress = _Progress(counts, read_stats, log_every_seconds)

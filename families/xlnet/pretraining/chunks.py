@@ -107,8 +107,9 @@ def summary_lines(counts):
     get = counts.get
     instances = max(get("instances", 0), 1)
     seconds = max(get("seconds", 0.0), 1e-9)
+    skipped = f", invalid UTF-8 lines skipped {get('skipped_lines')}" if get("skipped_lines") else ""
     return [
-        f"files {get('files', 0)}, lines {get('lines', 0)}, {get('bytes', 0) / 1e6:.1f} MB",
+        f"files {get('files', 0)}, lines {get('lines', 0)}, {get('bytes', 0) / 1e6:.1f} MB{skipped}",
         f"documents {get('documents', 0)}, {get('corpus_tokens', 0)} tokens (<eod> included), "
         f"lines without tokens {get('lines_without_tokens', 0)}",
         f"records {get('instances', 0)}, {get('tokens', 0) / max(get('corpus_tokens', 0), 1):.1f}x the corpus "
