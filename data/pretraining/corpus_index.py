@@ -24,7 +24,8 @@ class FileIndex:
     number: int  # place among the input files
     path: str
     documents: int
-    marks: list  # (document number in the file, byte offset, lines before it) of every MARK_EVERY-th
+    marks: list  # (document number in the file, byte offset, lines before it) of every mark_every-th
+    mark_every: int
     stats: dict  # ReadStats.counts()
     bad_lines: list  # ("path:line", reason), the first KEEP_BAD_LINES
 
@@ -51,13 +52,13 @@ class BlockPlan:
 def scan_file(number, path, open_file, invalid, max_chunk_chars=MAX_CHUNK_CHARS):
     """The FileIndex of one input file; `open_file(path)` opens it for binary reading."""
     stats = ReadStats(files=1, keep_bad_lines=KEEP_BAD_LINES)
-    marks, documents = [], 0
+    marks, documents, every = [], 0, MARK_EVERY
     with open_file(path) as f:
         for offset, line_no, _ in file_documents(f, path, stats, invalid, max_document_chars=max_chunk_chars):
-            if documents % MARK_EVERY == 0:
+            if documents % every == 0:
                 marks.append((documents, offset, line_no - 1))
             documents += 1
-    return FileIndex(number, path, documents, marks, stats.counts(), stats.bad_lines)
+    return FileIndex(number, path, documents, marks, MARK_EVERY, stats.counts(), stats.bad_lines)
 
 
 def plan_blocks(indexes, documents_per_chunk):
@@ -83,7 +84,7 @@ def plan_blocks(indexes, documents_per_chunk):
 
 def _piece(index, first, count):
     """Documents [first, first + count) of a file, from the last mark at or before `first`."""
-    mark = index.marks[first // MARK_EVERY]
+    mark = index.marks[first // index.mark_every]
     return Piece(index.path, mark[1], mark[2], first - mark[0], count)
 
 
