@@ -60,6 +60,8 @@ def write_pretraining_data_beam(input_files, output_files, vocab_file, config, d
     if state != PipelineState.DONE:
         raise RuntimeError(f"the pipeline ended {state}")
     counts = metric_counts(result, beam_pipeline.NAMESPACE)
+    logging.info("Beam metrics (%s): %s", beam_pipeline.NAMESPACE,
+                 ", ".join(f"{name} {value}" for name, value in sorted(counts.items())))
     _log_bad_lines(output_files, beam_pipeline)
     if not counts["instances"]:
         raise CorpusError(

@@ -1,6 +1,7 @@
 """The offline pretraining-data writer: streams a corpus in chunks through a
 pool of worker processes and writes their records, in chunk order, to the
-output shards (round-robin, as dealt by each chunk).
+output shards (round-robin, as dealt by each chunk). `beam_writer` writes
+the same shards with an Apache Beam pipeline.
 
 At most two chunks per worker are in flight, so memory stays bounded however
 large the corpus is, and results are written in chunk order, so the output

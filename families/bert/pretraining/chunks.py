@@ -2,8 +2,8 @@
 unit of work of both writers (the local process pool and the Beam
 pipeline), independent of every other chunk.
 
-Each document draws its instances and its masking from generators seeded
-with (random_seed, the document's number in the corpus), and the chunk
+Each document draws its instances and then its masking from a generator
+seeded with (random_seed, the document's number in the corpus), and the chunk
 shuffles its records with (random_seed, its first document's number), so the
 output depends on the seed and the corpus, not on how many processes or
 machines share the work, nor on which one runs a chunk. Random next segments
@@ -11,6 +11,7 @@ come from the other documents of the chunk.
 """
 
 import collections
+import hashlib
 import random
 
 import numpy as np
@@ -76,18 +77,17 @@ class ChunkProcessor:
         self.builder.short_targets = 0
         records, batch, generators, sizes = [], [], [], []
         for index, number in enumerate(numbers):
-            instance_rng, masking_rng = document_generators(self.config.random_seed, number)
-            instances = self.builder.passes(tokenized, index, self.config.dupe_factor, instance_rng)
+            rng = seeded_random(self.config.random_seed, _DOCUMENT, number)
+            instances = self.builder.passes(tokenized, index, self.config.dupe_factor, rng)
             batch += instances
-            generators.append(masking_rng)
+            generators.append(rng)  # masks the document's instances when its batch is full
             sizes.append(len(instances))
             if len(batch) >= _ENCODE_BATCH or index == len(numbers) - 1:
                 features = self.features(batch, BlockDraws(generators, sizes), counts)
                 records += frame_records(encode_examples(features, self.layout)).to_bytes()
                 batch, generators, sizes = [], [], []
         counts["short_targets"] += self.builder.short_targets
-        seed = np.random.SeedSequence([self.config.random_seed, _CHUNK, chunk.first_document])
-        random.Random(int(seed.generate_state(1)[0])).shuffle(records)
+        seeded_random(self.config.random_seed, _CHUNK, chunk.first_document).shuffle(records)
         blobs, shard_counts = shard_blobs(records, self.num_shards, chunk.first_shard(self.num_shards))
         return blobs, shard_counts, counts
 
@@ -126,7 +126,7 @@ class ChunkProcessor:
 
     def features(self, instances, rng, counts):
         """Arrays of every feature of the instances, LM targets included;
-        `rng` draws the masking (a Generator or `BlockDraws`)."""
+        `rng` draws the masking (a generator or `BlockDraws`)."""
         arrays = to_arrays(instances, self.config.max_seq_length)
         if self.config.left_to_right:
             targets = next_token_targets(arrays.input_ids, arrays.lengths)
@@ -160,8 +160,7 @@ class ChunkProcessor:
             counts["kept"] += int((shown == labels).sum())
 
 
-def document_generators(random_seed, number):
-    """(random.Random for its instances, NumPy Generator for its masking) of
-    document `number` of the corpus."""
-    state = np.random.SeedSequence([random_seed, _DOCUMENT, number]).generate_state(3, np.uint64)
-    return random.Random(int(state[0])), np.random.default_rng(state[1:])
+def seeded_random(*words):
+    """A `random.Random` seeded with a hash of integers (the run seed, a stream, a number)."""
+    digest = hashlib.blake2b(" ".join(map(str, words)).encode("ascii"), digest_size=16).digest()
+    return random.Random(int.from_bytes(digest, "little"))

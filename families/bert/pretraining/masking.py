@@ -35,7 +35,7 @@ class Masker:
     Example:
     >>> masker = Masker(MaskingOptions(), vocab_size=30522, cls_id=101, sep_id=102,
     ...                 mask_id=103, is_continuation=tokenizer.continuation_table())
-    >>> targets = masker(input_ids, lengths, np.random.default_rng(0))
+    >>> targets = masker(input_ids, lengths, random.Random(0))
     """
 
     def __init__(self, options, vocab_size, cls_id, sep_id, mask_id, is_continuation=None):
@@ -47,7 +47,8 @@ class Masker:
         self.is_continuation = is_continuation
 
     def __call__(self, input_ids, lengths, rng):
-        """`rng`: a NumPy Generator, or `BlockDraws` to give each block of rows its own."""
+        """`rng`: a `random.Random` or NumPy Generator, or `BlockDraws` to give
+        each block of rows its own."""
         if not isinstance(rng, BlockDraws):
             rng = BlockDraws([rng], [len(input_ids)])
         width = self.options.max_predictions_per_seq
@@ -88,10 +89,11 @@ class Masker:
 class BlockDraws:
     """Random numbers for a batch whose rows come in blocks (the instances of
     one document), each block drawn from its own generator: a document is
-    masked the same whatever shares its batch.
+    masked the same whatever shares its batch. A generator is a
+    `random.Random` or a NumPy Generator; arrays are made from its random bytes.
 
     Example:
-    >>> draws = BlockDraws([np.random.default_rng([7, 0]), np.random.default_rng([7, 1])], [3, 2])
+    >>> draws = BlockDraws([random.Random(1), random.Random(2)], [3, 2])
     >>> draws.random((5, 128)).shape
     (5, 128)
     """
@@ -101,10 +103,13 @@ class BlockDraws:
         self._owner = np.repeat(np.arange(len(self.sizes)), self.sizes)
 
     def random(self, shape, dtype=np.float64):
-        return self._stack(lambda g, n: g.random((n, *shape[1:]), dtype=dtype), shape)
+        """Uniform in [0, 1): float64 from 53 random bits, float32 from 24."""
+        return self._stack(lambda g, n: _uniform(g, (n, *shape[1:]), dtype), shape)
 
     def integers(self, low, high, shape):
-        return self._stack(lambda g, n: g.integers(low, high, (n, *shape[1:])), shape)
+        """Uniform in [low, high), from 53-bit uniforms (bias below 2**-30 for a vocabulary)."""
+        return self._stack(lambda g, n: low + (_uniform(g, (n, *shape[1:]), np.float64) * (high - low)).astype(np.int64),
+                           shape)
 
     def row(self, index):
         """The generator of row `index`."""
@@ -116,6 +121,16 @@ class BlockDraws:
         if len(self.generators) == 1:
             return draw(self.generators[0], shape[0])
         return np.concatenate([draw(g, n) for g, n in zip(self.generators, self.sizes)])
+
+
+def _uniform(generator, shape, dtype):
+    count = int(np.prod(shape))
+    random_bytes = generator.randbytes if hasattr(generator, "randbytes") else generator.bytes
+    if np.dtype(dtype) == np.float32:
+        bits = np.frombuffer(random_bytes(4 * count), dtype="<u4") >> np.uint32(8)
+        return (bits * np.float32(2.0**-24)).astype(np.float32).reshape(shape)
+    bits = np.frombuffer(random_bytes(8 * count), dtype="<u8") >> np.uint64(11)
+    return (bits * 2.0**-53).reshape(shape)
 
 
 def select_tokens(candidates, budget, width, rng):
