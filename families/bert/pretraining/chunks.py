@@ -13,6 +13,7 @@ come from the other documents of the chunk.
 import collections
 import hashlib
 import random
+import struct
 
 import numpy as np
 
@@ -75,17 +76,18 @@ class ChunkProcessor:
         tokenized = [sentences for sentences in tokenized if sentences]
         counts["documents"] += len(tokenized)
         self.builder.short_targets = 0
-        records, batch, generators, sizes = [], [], [], []
+        records, batch, keys, generators, sizes = [], [], [], [], []
         for index, number in enumerate(numbers):
             rng = seeded_random(self.config.random_seed, _DOCUMENT, number)
             instances = self.builder.passes(tokenized, index, self.config.dupe_factor, rng)
             batch += instances
-            generators.append(rng)  # masks the document's instances when its batch is full
+            keys.append(rng.getrandbits(64))  # masks the document's instances when its batch is full
+            generators.append(rng)
             sizes.append(len(instances))
             if len(batch) >= _ENCODE_BATCH or index == len(numbers) - 1:
-                features = self.features(batch, BlockDraws(generators, sizes), counts)
+                features = self.features(batch, BlockDraws(keys, sizes, generators), counts)
                 records += frame_records(encode_examples(features, self.layout)).to_bytes()
-                batch, generators, sizes = [], [], []
+                batch, keys, generators, sizes = [], [], [], []
         counts["short_targets"] += self.builder.short_targets
         seeded_random(self.config.random_seed, _CHUNK, chunk.first_document).shuffle(records)
         blobs, shard_counts = shard_blobs(records, self.num_shards, chunk.first_shard(self.num_shards))
@@ -161,6 +163,6 @@ class ChunkProcessor:
 
 
 def seeded_random(*words):
-    """A `random.Random` seeded with a hash of integers (the run seed, a stream, a number)."""
-    digest = hashlib.blake2b(" ".join(map(str, words)).encode("ascii"), digest_size=16).digest()
+    """A `random.Random` seeded with a hash of non-negative integers (the run seed, a stream, a number)."""
+    digest = hashlib.blake2b(struct.pack(f"<{len(words)}Q", *words), digest_size=16).digest()
     return random.Random(int.from_bytes(digest, "little"))
