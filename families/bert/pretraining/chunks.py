@@ -2,8 +2,9 @@
 unit of work of both writers (the local process pool and the Beam
 pipeline), independent of every other chunk.
 
-Each document draws its instances and then its masking from a generator
-seeded with (random_seed, the document's number in the corpus), and the chunk
+Each document draws its instances from a generator seeded with
+(random_seed, the document's number in the corpus), and then the key of the
+stream its masking draws from (`masking.BlockDraws`); the chunk
 shuffles its records with (random_seed, its first document's number), so the
 output depends on the seed and the corpus, not on how many processes or
 machines share the work, nor on which one runs a chunk. Random next segments
@@ -81,7 +82,7 @@ class ChunkProcessor:
             rng = seeded_random(self.config.random_seed, _DOCUMENT, number)
             instances = self.builder.passes(tokenized, index, self.config.dupe_factor, rng)
             batch += instances
-            keys.append(rng.getrandbits(64))  # masks the document's instances when its batch is full
+            keys.append(rng.getrandbits(64))  # its masking stream, drawn when its batch is full
             generators.append(rng)
             sizes.append(len(instances))
             if len(batch) >= _ENCODE_BATCH or index == len(numbers) - 1:
