@@ -50,7 +50,7 @@ def test_tfrecord_files_are_identical_to_tensorflows(tmp_path):
     records.append(b"")  # the framing must also hold for an empty record
     shards = [str(tmp_path / f"ours-{i}") for i in range(3)]
     with ShardedRecordWriter(shards) as writer:
-        writer.write(*shard_blobs(frame_records(_ragged(records)), 3, first_shard=1))
+        writer.write(*shard_blobs(frame_records(_ragged(records)).to_bytes(), 3, first_shard=1))
     for shard in range(3):
         # Record 0 went to shard 1, record 1 to shard 2, record 2 to shard 0, ...
         expected = tmp_path / f"theirs-{shard}"
