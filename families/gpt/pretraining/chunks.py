@@ -15,7 +15,6 @@ from data.pretraining import features as F
 from data.pretraining.example_encoding import encode_examples
 from data.pretraining.tfrecord_writer import frame_records, shard_blobs
 from families.gpt.pretraining.records import NEWLINE_PIECE, feature_layout, windows
-from families.gpt.text_side import GPTText
 from families.gpt.tokenizer import GPTTokenizer
 
 _LINES_PER_CALL = 1024  # lines the graph tokenizer takes at once
@@ -36,7 +35,7 @@ class GPTChunkProcessor:
         del do_lower_case  # GPT's pipeline lower-cases always
         self.config, self.vocab_file, self.num_shards = config, vocab_file, num_shards
         tokenizer = GPTTokenizer.from_file(vocab_file)
-        self.text = GPTText(tokenizer, graph_equivalent=not config.original_tokenizer)
+        self.encode_batch = _batch_encoder(tokenizer, config.original_tokenizer)
         self.n_vocab = tokenizer.bpe.n_vocab
         self.newline_id = tokenizer.bpe.encoder.get(NEWLINE_PIECE)
         if self.newline_id is None:
@@ -72,7 +71,7 @@ class GPTChunkProcessor:
         lines = [line for document in documents for line in document]
         encoded = []
         for start in range(0, len(lines), _LINES_PER_CALL):
-            encoded += self.text.encode_batch(lines[start:start + _LINES_PER_CALL])
+            encoded += self.encode_batch(lines[start:start + _LINES_PER_CALL])
         stream, line = [], 0
         for document in documents:
             for ids in encoded[line:line + len(document)]:
@@ -83,6 +82,16 @@ class GPTChunkProcessor:
         counts["documents"] += len(documents)
         counts["corpus_tokens"] += len(stream)
         return stream
+
+
+def _batch_encoder(tokenizer, original):
+    """lines -> their ids: the original Python pipeline, or the text side's
+    in-graph tokenizer (whose TensorFlow a writer of the original's ids does
+    not load)."""
+    if original:
+        return lambda lines: [tokenizer.encode(line) for line in lines]
+    from families.gpt.text_side import GPTText
+    return GPTText(tokenizer).encode_batch
 
 
 def summary_lines(counts):

@@ -2,7 +2,8 @@
 the same weights: its evaluation over records (a padded last window among
 them) reports the mean loss per window, the per-token LM loss Hugging Face
 computes, its exponential as perplexity, and the next-token accuracy; and
-the decayed variables are the matrices, as the original's weight decay."""
+the decayed variables are the matrices, as the original's weight decay; and
+records, vocabularies and lengths that do not fit are refused."""
 
 import numpy as np
 import pytest
@@ -10,13 +11,18 @@ import pytest
 from checkpoints.ours import save_weights
 from data.pretraining import features as F
 from data.pretraining.record_statistics import read_examples
+from data.pretraining.records_metadata import RecordLayoutError
 from families.gpt.language_model import GPTLanguageModel
+from families.gpt.pretraining.dataset import check_records
+from families.gpt.pretraining.run import check_vocabulary
 from families.gpt.pretraining.task import GPTPretrainingTask
 from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer
+from tests.families.gpt.kit import ENCODER_FILE
 from tests.families.gpt.model_reference import hf_model, hf_tensors, load_hf
 from tests.families.gpt.pretraining.corpus import CONFIG, write_records
+from tests.pretraining_records import write_records as write_bert_records
 
 pytest.importorskip("transformers")
 
@@ -76,3 +82,15 @@ def test_weight_decay_falls_on_the_matrices_as_the_originals():
 def test_a_window_longer_than_the_models_positions_is_refused(tmp_path):
     with pytest.raises(ValueError, match=r"--max_seq_length=65 exceeds the model's n_ctx=64"):
         GPTPretrainingTask(CONFIG, str(tmp_path), 65)
+
+
+def test_bert_records_and_a_vocabulary_past_the_config_are_refused(tmp_path):
+    """BERT's records have `input_ids` and `input_mask` too; without metadata
+    their other features give them away."""
+    bert = write_bert_records(tmp_path / "bert.tfrecord", count=2, seq_length=16)
+    with pytest.raises(RecordLayoutError, match=f"{bert}: features .* not GPT pretraining records"):
+        check_records([bert], 16)
+    pieces = CONFIG.n_vocab
+    with pytest.raises(ValueError, match=f"{ENCODER_FILE} has {pieces} BPE pieces but gpt_config.json has "
+                                         f"n_vocab={pieces - 1}"):
+        check_vocabulary(CONFIG.replace(n_vocab=pieces - 1), "gpt_config.json", ENCODER_FILE)
