@@ -9,7 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from demo.progress import progress_line
+from demo.pretrained import read_key_values
+from demo.progress import last_logged_values, progress_line
 from tests.conftest import ROOT
 
 # What TensorFlow and CUDA print at start-up on a CPU machine when nobody silences them.
@@ -94,6 +95,10 @@ def test_gpt_main_job_scores_pretraining_against_a_unigram_model_and_serves(quic
     assert len(re.findall(r"^\s+(original|scrambled) \((0\.\d\d|1\.00)\)", summary, re.MULTILINE)) == 3
     assert re.search(r"^  pretraining: step 20/20 .* LM acc .* examples/s", result.stdout, re.MULTILINE)
     assert not NOISE.search(result.stdout + result.stderr)
+    # Training adds lm_coef (0.5) x the LM loss of the sentences (about 5.5 nats after 20 steps) to the
+    # classifier's; evaluation reports the classifier's alone.
+    trained = last_logged_values(str(work / "logs" / "fine-tuning_from_pretrained.log"))
+    assert trained["loss"] > read_key_values(str(work / "classifier" / "eval_results.txt"))["eval_loss"] + 1.0
 
 
 def test_gpt_main_jobs_pretraining_converts_to_the_release_and_to_hugging_face(quick_gpt_run, tmp_path):
@@ -161,7 +166,6 @@ def test_progress_line_estimates_time_left_from_examples_per_second():
 
 
 def test_last_logged_values_are_the_last_progress_line_of_a_log(tmp_path):
-    from demo.progress import last_logged_values
     log = tmp_path / "pretraining.log"
     log.write_text("I1124 trainer.py:264] step 75: loss = 6.9, next_sentence_accuracy = 0.61\n"
                    "I1124 other.py:1] unrelated line\n"

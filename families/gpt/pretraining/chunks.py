@@ -14,6 +14,7 @@ import dataclasses
 from data.pretraining import features as F
 from data.pretraining.example_encoding import encode_examples
 from data.pretraining.tfrecord_writer import frame_records, shard_blobs
+from data.pretraining.writer import framed_summary
 from families.gpt.pretraining.records import NEWLINE_PIECE, feature_layout, windows
 from families.gpt.tokenizer import GPTTokenizer
 
@@ -98,13 +99,9 @@ def summary_lines(counts):
     """Human-readable summary of a run's counts."""
     get = counts.get
     instances = max(get("instances", 0), 1)
-    seconds = max(get("seconds", 0.0), 1e-9)
-    return [
-        f"files {get('files', 0)}, lines {get('lines', 0)}, {get('bytes', 0) / 1e6:.1f} MB",
+    return framed_summary(counts, [
         f"documents {get('documents', 0)}, {get('corpus_tokens', 0)} tokens (a newline ending each "
         f"document), lines without tokens {get('lines_without_tokens', 0)}",
         f"records {get('instances', 0)} ({get('padded', 0)} padded: the last of a chunk), "
         f"{get('tokens', 0)} tokens, {get('targets', 0)} predicted "
-        f"({get('tokens', 0) / instances:.1f} tokens per record)",
-        f"{seconds:.1f} s, {get('instances', 0) / seconds:.0f} records/s",
-    ]
+        f"({get('tokens', 0) / instances:.1f} tokens per record)"])
