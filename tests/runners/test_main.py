@@ -76,6 +76,7 @@ def test_xlnet_main_job_scores_pretraining_against_a_unigram_model_and_serves(qu
     assert not NOISE.search(result.stdout + result.stderr)
 
 
+@pytest.mark.slow  # the whole quick job: the chain pretraining -> fine-tuning -> exports -> serving
 def test_gpt_main_job_scores_pretraining_against_a_unigram_model_and_serves(quick_gpt_run):
     """Pretraining output_dir -> fine-tuning from it (run_classifier.py, with the
     auxiliary LM loss) and its SavedModel served in a fresh process, the TF Hub
@@ -101,6 +102,7 @@ def test_gpt_main_job_scores_pretraining_against_a_unigram_model_and_serves(quic
     assert trained["loss"] > read_key_values(str(work / "classifier" / "eval_results.txt"))["eval_loss"] + 1.0
 
 
+@pytest.mark.slow  # the quick job's output, converted
 def test_gpt_main_jobs_pretraining_converts_to_the_release_and_to_hugging_face(quick_gpt_run, tmp_path):
     """The rest of the chain from the job's pretraining output_dir: convert_checkpoint.py writes the release's
     shards, which load back bit for bit, and a Hugging Face directory whose `OpenAIGPTLMHeadModel` gives the

@@ -39,10 +39,12 @@ def gpt_command(gpt_setup, output_dir, *extra):
             "--num_warmup_steps=2", "--learning_rate=1e-3", "--mixed_precision=none", *extra]
 
 
+@pytest.mark.slow
 def test_gpt_trains_evaluates_and_resumes_as_if_uninterrupted(gpt_setup, tmp_path):
     """Dropout on, shuffled windows: after the last checkpoint is lost, the
     rerun resumes from the one before and ends with every checkpointed value
-    (weights, Adam's moments, step, dropout RNG) bit-identical."""
+    (weights, Adam's moments, step, dropout RNG) bit-identical. Slow: two runs
+    of the command line, which a resume needs."""
     out = tmp_path / "run"
     args = gpt_command(gpt_setup, out, "--do_train", "--num_train_steps=6", "--save_checkpoints_steps=3",
                        "--log_steps=3", "--keep_checkpoint_max=3")
