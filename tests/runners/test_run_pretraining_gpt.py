@@ -3,7 +3,6 @@ it trains, evaluates, resumes as if it had not stopped, and refuses records
 written with other settings, naming both values."""
 
 import os
-import subprocess
 import sys
 
 import pytest
@@ -12,7 +11,7 @@ from tests.conftest import ROOT, assert_same_values, checkpoint_values
 from tests.families.gpt.kit import ENCODER_FILE
 from tests.families.gpt.pretraining.corpus import CONFIG
 from tests.families.xlnet.corpus import write_corpus
-from tests.runners.test_run_pretraining import ENV, TIMEOUT_S, fails, read_results, run
+from tests.runners.test_run_pretraining import fails, read_results, run
 
 
 @pytest.fixture(scope="module")
