@@ -159,6 +159,17 @@ class _Progress:
         )
 
 
+def framed_summary(counts, lines):
+    """A family's summary `lines` of its records, after the corpus read and
+    before the speed (for writers that stop at invalid UTF-8)."""
+    get = counts.get
+    seconds = max(get("seconds", 0.0), 1e-9)
+    # Only a Beam pipeline skips such lines (`beam_pipeline`); the local writer stops there.
+    skipped = f", invalid UTF-8 lines skipped {get('skipped_lines')}" if get("skipped_lines") else ""
+    return [f"files {get('files', 0)}, lines {get('lines', 0)}, {get('bytes', 0) / 1e6:.1f} MB{skipped}", *lines,
+            f"{seconds:.1f} s, {get('instances', 0) / seconds:.0f} records/s"]
+
+
 def summary_lines(counts, config):
     """Human-readable summary of a run's counts."""
     get = counts.get

@@ -21,6 +21,7 @@ import numpy as np
 from families.xlnet.pretraining import features as X
 from data.pretraining.example_encoding import encode_examples
 from data.pretraining.tfrecord_writer import frame_records
+from data.pretraining.writer import framed_summary
 from families.xlnet.pretraining.records import CLS_ID, EOD_ID, SEP_ID, records
 from families.xlnet.pretraining.spans import start_piece_table
 from families.xlnet.tokenizer import XLNetTokenizer
@@ -106,16 +107,11 @@ def summary_lines(counts):
     """Human-readable summary of a run's counts."""
     get = counts.get
     instances = max(get("instances", 0), 1)
-    seconds = max(get("seconds", 0.0), 1e-9)
-    skipped = f", invalid UTF-8 lines skipped {get('skipped_lines')}" if get("skipped_lines") else ""
-    return [
-        f"files {get('files', 0)}, lines {get('lines', 0)}, {get('bytes', 0) / 1e6:.1f} MB{skipped}",
+    return framed_summary(counts, [
         f"documents {get('documents', 0)}, {get('corpus_tokens', 0)} tokens (<eod> included), "
         f"lines without tokens {get('lines_without_tokens', 0)}",
         f"records {get('instances', 0)}, {get('tokens', 0) / max(get('corpus_tokens', 0), 1):.1f}x the corpus "
         f"tokens (windows overlap by reuse_len, random Bs repeat text); B continues A in "
         f"{get('continuations', 0) / instances:.1%}",
         f"targets {get('targets', 0)} ({get('targets', 0) / instances:.1f} per record), "
-        f"of which <sep>/<cls> {get('function_targets', 0)} (not predicted)",
-        f"{seconds:.1f} s, {get('instances', 0) / seconds:.0f} records/s",
-    ]
+        f"of which <sep>/<cls> {get('function_targets', 0)} (not predicted)"])

@@ -15,7 +15,7 @@ import tensorflow as tf
 
 from families.xlnet.pretraining import features as X
 from data.pretraining.corpus_reader import expand_input_files
-from data.pretraining.dataset import files_with_records
+from data.pretraining.dataset import files_with_records, first_record_features
 from data.pretraining.records_metadata import RecordLayoutError, check_settings
 from families.xlnet.pretraining.permutation import Permuter
 
@@ -23,10 +23,7 @@ from families.xlnet.pretraining.permutation import Permuter
 def check_first_record(path, seq_len):
     """Raises RecordLayoutError naming the file and feature when the first
     record of `path` is not an XLNet record of `seq_len` tokens."""
-    first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
-    if first is None:
-        raise RecordLayoutError(f"{path}: no records")
-    features = tf.train.Example.FromString(first.numpy()).features.feature
+    features = first_record_features(path)
     for name, (width, _) in X.feature_layout(seq_len).items():
         if name == X.TARGET:
             continue  # not read: targets are the tokens themselves

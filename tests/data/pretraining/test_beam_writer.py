@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from tests.conftest import FIXTURES, ROOT
+from tests.families.gpt.kit import ENCODER_FILE
 from tests.families.xlnet.corpus import build_spiece, write_corpus
 
 beam = pytest.importorskip("apache_beam")
@@ -28,6 +29,8 @@ from data.pretraining.records_metadata import metadata_path  # noqa: E402
 from data.pretraining.writer import output_paths, write_pretraining_data  # noqa: E402
 from families.bert.pretraining.chunks import ChunkProcessor  # noqa: E402
 from families.bert.pretraining.config import MaskingOptions, PretrainingDataConfig  # noqa: E402
+from families.gpt.pretraining.chunks import GPTChunkProcessor  # noqa: E402
+from families.gpt.pretraining.config import GPTDataConfig  # noqa: E402
 from families.xlnet.pretraining.chunks import XLNetChunkProcessor  # noqa: E402
 from families.xlnet.pretraining.config import XLNetDataConfig  # noqa: E402
 
@@ -116,6 +119,15 @@ def test_xlnet_portable_runner_same_shards_and_stale_shards_removed(tmp_path, sp
         tmp_path, ",".join(xlnet_corpus), spiece, XLNET, XLNetChunkProcessor, PORTABLE, shards=8,
         do_lower_case=False, documents_per_chunk=30, max_chunk_chars=2000)
     assert not os.path.exists(stale) and not os.path.exists(local[7])
+    assert_same_output(local, beam_paths)
+    assert same_counts(local_counts, counts) and counts["documents"] == 120
+
+
+def test_gpt_in_process_same_shards(tmp_path, xlnet_corpus):
+    """A family written to the chunk-processor contract runs on both writers unchanged."""
+    local, beam_paths, local_counts, counts = write_both(
+        tmp_path, xlnet_corpus, ENCODER_FILE, GPTDataConfig(max_seq_length=32, original_tokenizer=True),
+        GPTChunkProcessor, IN_PROCESS, documents_per_chunk=30, max_chunk_chars=2000)
     assert_same_output(local, beam_paths)
     assert same_counts(local_counts, counts) and counts["documents"] == 120
 
