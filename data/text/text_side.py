@@ -60,6 +60,18 @@ class TextSide(abc.ABC):
     def encode(self, text):
         """Token ids of one raw text, as the family's original tokenizer."""
 
+    def encode_word(self, word):
+        """Token ids of one word a word-level task already has (a CoNLL word):
+        its pieces, as `encode` gives them; a family whose tokens are words
+        (ELMo) gives it as one token."""
+        return self.encode(word)
+
+    @classmethod
+    def needs_vocabulary(cls, config):
+        """Whether a model of `config` needs the vocabulary file to run tasks
+        (ELMo's character biLM does not: `model_file` may then be None)."""
+        return True
+
     @abc.abstractmethod
     def to_tokens(self, ids):
         """The vocabulary's strings of `ids` (word pieces, SentencePiece pieces),
@@ -114,6 +126,12 @@ class TextSide(abc.ABC):
         """Ragged id segments (one or two) -> dict of int32 [batch, seq_length]
         encoder inputs, exactly as `pack` packs them."""
 
+    def segment_specs(self):
+        """The `tf.RaggedTensorSpec`s of one segment `pack_graph` takes (what a
+        SavedModel traces it for): pieces [batch, (pieces)] or words then pieces
+        [batch, (words), (pieces)]; ELMo's [batch, (words), characters]."""
+        return [tf.RaggedTensorSpec([None] * rank, tf.int32) for rank in (2, 3)]
+
     def encode_texts(self, texts_a, texts_b=None, max_seq_length=128):
         """Batch of encoder inputs (numpy dict) from raw texts."""
         return stack_inputs([
@@ -122,13 +140,18 @@ class TextSide(abc.ABC):
             for i, text_a in enumerate(texts_a)])
 
     def trim_padding(self, features):
-        """Encoder inputs (a batch, [batch, seq] or [batch, choices, seq]) cut
-        to their longest sequence: the padding beyond it is masked anyway, so
-        outputs are unchanged and a batch of short texts costs what its tokens
-        cost. (Shapes then vary by batch: not for TPUs or XLA.)"""
-        longest = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=-1))
-        start = self.cut_before(tf.shape(features["input_mask"])[-1], longest)
-        return {name: value[..., start:start + longest] for name, value in features.items()}
+        """Encoder inputs (a batch, [batch, seq] or [batch, choices, seq], and
+        per-position values beside them) cut to their longest sequence on the
+        axis of `input_mask`'s positions (ELMo's characters [..., seq, chars]
+        keep theirs): the padding beyond it is masked anyway, so outputs are
+        unchanged and a batch of short texts costs what its tokens cost.
+        (Shapes then vary by batch: not for TPUs or XLA.)"""
+        mask = features["input_mask"]
+        longest = tf.reduce_max(tf.reduce_sum(mask, axis=-1))
+        start = self.cut_before(tf.shape(mask)[-1], longest)
+        axis = mask.shape.rank - 1
+        return {name: value[(slice(None),) * axis + (slice(start, start + longest),)]
+                for name, value in features.items()}
 
     def cut_before(self, seq_length, width):
         """Positions `trim_padding` cuts before those it keeps when it cuts

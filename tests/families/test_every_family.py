@@ -5,8 +5,9 @@ user runs it, with the exports served in a fresh process.
 
 A family joins by being registered (`families/registry.py`) and giving a kit,
 `tests/families/<name>/kit.py`: `vocabulary(tmp_path_factory)` (the path of a
-vocabulary file of its text side) and `tiny_config()` (a config of its
-`config_type` small enough for tests, whose vocabulary size fits that file).
+vocabulary file of its text side, or None for a family whose models run
+without one: ELMo's) and `tiny_config()` (a config of its `config_type` small
+enough for tests, whose vocabulary size fits that file).
 """
 
 import concurrent.futures
@@ -301,7 +302,8 @@ def workspace(name, family, config, vocabulary, encoder, tmp_path_factory):
     for target in ("train.csv", "val.csv", "test.csv"):
         shutil.copy(os.path.join(FIXTURES, "swag_train.csv"), swag / target)
     (tmp / "lines.txt").write_text("\n".join(FEATURE_LINES) + "\n", encoding="utf-8")
-    return {"tmp": tmp, "model": [f"--bert_config_file={config_file}", f"--vocab_file={vocabulary}"],
+    model = [f"--bert_config_file={config_file}"] + ([f"--vocab_file={vocabulary}"] if vocabulary else [])
+    return {"tmp": tmp, "model": model,
             "checkpoint": str(tmp / "checkpoint"), "houses": str(houses), "swag": str(swag)}
 
 
