@@ -24,6 +24,21 @@ class QuestionAnswering:
 
 
 @dataclasses.dataclass(frozen=True)
+class FeatureBased:
+    """A family whose tasks read its encoder as features by default (ELMo, as
+    its paper): the encoder frozen, its `encoder_outputs` mixed into one vector
+    per token by the Keras layer `mix(dtype=, name=)` makes (called as
+    `mix(layers, mask)`: ELMo's `ScalarMix`, a fine-tuning weight whose own
+    regularization losses join the training loss), then a task BiLSTM of
+    `lstm_units` per direction and `lstm_layers` (`modeling.feature_based_models`).
+    `--fine_tune_encoder` trains the encoder too."""
+
+    mix: object
+    lstm_units: int = 200
+    lstm_layers: int = 2
+
+
+@dataclasses.dataclass(frozen=True)
 class Family:
     """What a family declares, in its own home, for tasks, runners, checkpoints
     and exports to use it without naming it.
@@ -49,7 +64,10 @@ class Family:
     in `directory` (a Hugging Face `config.json`, a keras-hub preset) when it
     is one of this family's, else gives None; `foreign_vocabulary(directory)`
     names such a layout's vocabulary file, or None. `question_answering` is
-    its own SQuAD layout and head, None for BERT's span head. `tasks` are the fine-tuning
+    its own SQuAD layout and head, None for BERT's span head. `feature_based`
+    (a `FeatureBased`) makes every task read the encoder as frozen features
+    under a task BiLSTM instead of fine-tuning it with one dense layer (None:
+    fine-tuned). `tasks` are the fine-tuning
     tasks it supports; a runner refuses the others with a clear error.
     """
 
@@ -68,6 +86,7 @@ class Family:
     foreign_config: object = None
     foreign_vocabulary: object = None
     question_answering: QuestionAnswering = None
+    feature_based: FeatureBased = None
     command_lines: tuple = ()
     tasks: tuple = TASKS
 

@@ -17,6 +17,7 @@ them in `model_file_names`; `model_file` is the first, the others lie beside it.
 import abc
 import os
 
+import numpy as np
 import tensorflow as tf
 
 from data.text.segments import stack_inputs
@@ -29,6 +30,7 @@ class TextSide(abc.ABC):
     model_file_name = None  # the vocabulary file's name beside export_meta.json
     model_file_names = None  # all of them, when several (the first is `model_file_name`)
     padding_side = "right"  # or "left": where packing puts the padding
+    ids_input = "input_word_ids"  # the packed input holding the tokens `to_tokens` names
     do_lower_case_default = True  # what the family's original runners do unless told
 
     def __init__(self, model_file, do_lower_case):
@@ -105,6 +107,18 @@ class TextSide(abc.ABC):
         """{name: int32 array} of `input_shapes(max_seq_length)`, the encoder's
         inputs; `ids_b` None packs one segment. A pair that does not fit is cut
         longest first, as the original."""
+
+    def piece_indexes(self, num_a, num_b, seq_length):
+        """Object array [seq_length]: at each position of a row `pack` packs from
+        `num_a` pieces of A (and `num_b` of B, or None), the index of the piece
+        of A then B there, None at special tokens and padding. Packing the
+        pieces' indexes (negated, so that none reads as a special id) shows
+        where the family puts each."""
+        marks = -1 - np.arange(num_a + (num_b or 0))
+        marks_b = None if num_b is None else marks[num_a:].tolist()
+        packed = self.pack(marks[:num_a].tolist(), marks_b, seq_length)
+        marks = np.where(packed["input_mask"] > 0, packed[self.ids_input], 0)
+        return np.array([int(-1 - m) if m < 0 else None for m in marks], dtype=object)
 
     @abc.abstractmethod
     def segment_a_start(self, length_a, seq_length):

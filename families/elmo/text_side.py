@@ -13,9 +13,11 @@ character biLM reads any word, so tasks and exports run without one
 (`needs_vocabulary`), and carry it along when given.
 """
 
+import numpy as np
 import tensorflow as tf
 
 from data.text.graph_segments import SpecialIds
+from data.text.segments import truncate_pair
 from data.text.text_side import TextSide
 from families.elmo.characters import (BOS_CHAR, BOW_CHAR, EOS_CHAR, EOW_CHAR, MAX_CHARACTERS,
                                       split_words, word_char_ids)
@@ -64,6 +66,7 @@ class ELMoText(TextSide):
     model_file_name = "vocab.txt"
     padding_side = "right"
     do_lower_case_default = False
+    ids_input = "input_char_ids"
 
     def __init__(self, model_file=None):
         super().__init__(model_file, False)
@@ -115,6 +118,18 @@ class ELMoText(TextSide):
 
     def segment_a_start(self, length_a, seq_length):
         return 0
+
+    def piece_indexes(self, num_a, num_b, seq_length):
+        """A from position 0; B after the </S> <S> between them (each as `pack` cuts them)."""
+        indexes = np.full(seq_length, None, dtype=object)
+        if num_b is None:
+            kept_a = min(num_a, seq_length)
+            indexes[:kept_a] = range(kept_a)
+            return indexes
+        kept_a, kept_b = (len(s) for s in truncate_pair(range(num_a), range(num_b), seq_length - 2))
+        indexes[:kept_a] = range(kept_a)
+        indexes[kept_a + 2:kept_a + 2 + kept_b] = range(num_a, num_a + kept_b)
+        return indexes
 
     def graph_tokenizer(self):
         if self._graph is None:
