@@ -8,9 +8,11 @@ from families.elmo.checkpoints import convert
 from families.elmo.checkpoints.formats import FORMATS
 from families.elmo.config import ELMoConfig
 from families.elmo.encoder import ELMoEncoder
+from families.elmo.question_answering import QuestionFirst, WordReader
 from families.elmo.scalar_mix import ScalarMix
 from families.elmo.text_side import ELMoText
-from families.family import Family, FeatureBased
+from families.family import Family, FeatureBased, QuestionAnswering
+from tasks.question_answering_heads import StartEndHead
 
 # The paper's lambda = 0.001 (its Table 2: better than 1 on SQuAD, SNLI and SRL).
 L2_COEF = 0.001
@@ -20,4 +22,4 @@ FAMILY = Family(
     tiny_preset="elmo_tiny", checkpoint_formats=FORMATS,
     convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
     feature_based=FeatureBased(mix=functools.partial(ScalarMix, l2_coef=L2_COEF)),
-    tasks=("classification", "tagging", "multiple_choice", "feature_extraction"))
+    question_answering=QuestionAnswering(QuestionFirst, StartEndHead, WordReader))

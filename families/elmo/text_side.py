@@ -47,12 +47,24 @@ class GraphWordTokenizer(tf.Module):
     def tokenize(self, texts):
         return self._ids(self.characters.split_words(texts))
 
+    def tokenize_words(self, texts):
+        """(ids [n, (words), characters], the words [n, (words)]) of strings [n]."""
+        words = self.characters.split_words(texts)
+        return self._ids(words), words
+
     def tokenize_with_offsets(self, texts):
         words, begins, ends = self.characters.split_words_with_offsets(texts)
 
         def one_piece(ragged):
             return ragged.with_flat_values(tf.RaggedTensor.from_uniform_row_length(ragged.flat_values, 1))
         return one_piece(self._ids(words)), one_piece(begins), one_piece(ends)
+
+
+class WordSplitter:
+    """`tokenize(text)`: the words of raw text (`characters.split_words`), as
+    the shared SQuAD windows read a text side's `tokenizer`."""
+
+    tokenize = staticmethod(split_words)
 
 
 class ELMoText(TextSide):
@@ -71,6 +83,7 @@ class ELMoText(TextSide):
     def __init__(self, model_file=None):
         super().__init__(model_file, False)
         self.vocabulary = Vocabulary.from_file(model_file) if model_file else None
+        self.tokenizer = WordSplitter()
         self._graph = None
 
     @classmethod
