@@ -52,7 +52,9 @@ class Family:
     default, tokenizers, packing); `tiny_preset` a preset small enough for
     tests and demos. `command_lines` are its own scripts at the repository root
     (data writers, vocabulary builders). `hub_model(config)` makes what the TF Hub encoder
-    SavedModel holds (None: the encoder alone). `checkpoint_formats` are the
+    SavedModel holds (None: the encoder alone). `hub_module(export_dir, encoder)`
+    writes a TF Hub module of the family's own published layout (ELMo's) that
+    `export.export_hub` adds beside the pair, in `<export_dir>/<name>`. `checkpoint_formats` are the
     `checkpoints.formats.CheckpointFormat`s it reads beyond our own;
     `saved_weights(fmt, by_path, model)` reads our own weights of it ("ours",
     "trainer": {variable path: array}) otherwise than by path, or None.
@@ -78,6 +80,7 @@ class Family:
     text_side: type
     tiny_preset: str
     hub_model: object = None
+    hub_module: object = None
     checkpoint_formats: tuple = ()
     saved_weights: object = None
     convert: object = None

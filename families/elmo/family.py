@@ -8,6 +8,7 @@ from families.elmo.checkpoints import convert
 from families.elmo.checkpoints.formats import FORMATS
 from families.elmo.config import ELMoConfig
 from families.elmo.encoder import ELMoEncoder
+from families.elmo.hub_module import save_hub_module
 from families.elmo.question_answering import QuestionFirst, WordReader
 from families.elmo.scalar_mix import ScalarMix
 from families.elmo.text_side import ELMoText
@@ -21,5 +22,6 @@ FAMILY = Family(
     name="elmo", title="ELMo", config_type=ELMoConfig, encoder_type=ELMoEncoder, text_side=ELMoText,
     tiny_preset="elmo_tiny", checkpoint_formats=FORMATS,
     convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
+    hub_module=save_hub_module,
     feature_based=FeatureBased(mix=functools.partial(ScalarMix, l2_coef=L2_COEF)),
     question_answering=QuestionAnswering(QuestionFirst, StartEndHead, WordReader))

@@ -52,7 +52,7 @@ def pack_segments(segments, seq_length, max_characters=MAX_CHARACTERS):
     if len(segments) not in (1, 2):
         raise ValueError(f"ELMo packs one or two segments, not {len(segments)}")
     segments = [tf.cast(s, tf.int32) for s in segments]
-    seq_length = tf.convert_to_tensor(seq_length, tf.int64)
+    seq_length = tf.cast(seq_length, tf.int64)
     if len(segments) == 1:
         tokens = segments[0][:, :seq_length]
     else:
