@@ -13,3 +13,9 @@ def vocabulary(tmp_path_factory):
 
 def tiny_config():
     return ELMoConfig.from_preset("elmo_tiny")
+
+
+def hostile_texts():
+    """Empty, 100,000 characters, words over 50 bytes, 10,000 emoji, invalid UTF-8, ..."""
+    from tests.families.elmo.test_characters import HOSTILE
+    return HOSTILE
