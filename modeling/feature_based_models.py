@@ -102,23 +102,26 @@ def _dense(units, encoder, name):
                  dtype=encoder.dtype_policy, name=name)
 
 
+def _pooled(reader, inputs, encoder, dropout_rate):
+    """The reader's states of `inputs`, max- and mean-pooled, then dropout."""
+    states, mask = reader(inputs)
+    return keras.layers.Dropout(dropout_rate, name="pool_dropout")(
+        MaskedPooling(dtype=encoder.dtype_policy, name="pool")(states, mask))
+
+
 class FeatureBasedModel(TaskModel):
     """What every model here shares: the frozen encoder (unless
     `fine_tune_encoder`) and its stored settings."""
 
-    def _finish(self, encoder, fine_tune_encoder, **task_kwargs):
+    def _finish(self, encoder, reader, dropout_rate, fine_tune_encoder, **task_kwargs):
         # After the model's own `trainable` is set, which would undo it; layer by
         # layer, as `modeling.feature_based_tagger.FeatureBasedTagger` does.
         if not fine_tune_encoder:
             encoder.trainable = False
             for layer in encoder.layers:
                 layer.trainable = False
-        self._store(encoder, fine_tune_encoder=fine_tune_encoder, **task_kwargs)
-
-
-def _settings(dropout_rate, lstm_units, lstm_layers, fine_tune_encoder):
-    return {"dropout_rate": dropout_rate, "lstm_units": lstm_units, "lstm_layers": lstm_layers,
-            "fine_tune_encoder": fine_tune_encoder}
+        self._store(encoder, dropout_rate=dropout_rate, lstm_units=reader.lstm_units,
+                    lstm_layers=reader.lstm_layers, fine_tune_encoder=fine_tune_encoder, **task_kwargs)
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
@@ -129,13 +132,10 @@ class FeatureBasedClassifier(FeatureBasedModel):
                  fine_tune_encoder=False, **kwargs):
         inputs = encoder_inputs(encoder)
         reader = FeatureReader(encoder, dropout_rate, lstm_units, lstm_layers, fine_tune_encoder)
-        states, mask = reader(inputs)
-        pooled = keras.layers.Dropout(dropout_rate, name="pool_dropout")(
-            MaskedPooling(dtype=encoder.dtype_policy, name="pool")(states, mask))
+        pooled = _pooled(reader, inputs, encoder, dropout_rate)
         logits = ops.cast(_dense(num_classes, encoder, "classifier")(pooled), "float32")
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
-        self._finish(encoder, num_classes=num_classes,
-                     **_settings(dropout_rate, reader.lstm_units, reader.lstm_layers, fine_tune_encoder))
+        self._finish(encoder, reader, dropout_rate, fine_tune_encoder, num_classes=num_classes)
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
@@ -150,8 +150,7 @@ class FeatureBasedTokenClassifier(FeatureBasedModel):
         states = keras.layers.Dropout(dropout_rate, name="states_dropout")(states)
         logits = ops.cast(_dense(num_labels, encoder, "token_classifier")(states), "float32")
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
-        self._finish(encoder, num_labels=num_labels,
-                     **_settings(dropout_rate, reader.lstm_units, reader.lstm_layers, fine_tune_encoder))
+        self._finish(encoder, reader, dropout_rate, fine_tune_encoder, num_labels=num_labels)
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
@@ -172,8 +171,7 @@ class FeatureBasedSpanLabeler(FeatureBasedModel):
         end = _dense(1, encoder, "end")(dropout(ops.concatenate([states, end_states], axis=-1)))[..., 0]
         super().__init__(inputs=inputs, outputs={"start_logits": ops.cast(start, "float32"),
                                                  "end_logits": ops.cast(end, "float32")}, **kwargs)
-        self._finish(encoder, **_settings(dropout_rate, reader.lstm_units, reader.lstm_layers,
-                                          fine_tune_encoder))
+        self._finish(encoder, reader, dropout_rate, fine_tune_encoder)
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
@@ -186,11 +184,7 @@ class FeatureBasedMultipleChoice(FeatureBasedModel):
         inputs = encoder_inputs(encoder, leading=(None,))
         flat = {k: FlattenChoices(name=f"flatten_{k}")(v) for k, v in inputs.items()}
         reader = FeatureReader(encoder, dropout_rate, lstm_units, lstm_layers, fine_tune_encoder)
-        states, mask = reader(flat)
-        pooled = keras.layers.Dropout(dropout_rate, name="pool_dropout")(
-            MaskedPooling(dtype=encoder.dtype_policy, name="pool")(states, mask))
-        scores = _dense(1, encoder, "choice_scorer")(pooled)
+        scores = _dense(1, encoder, "choice_scorer")(_pooled(reader, flat, encoder, dropout_rate))
         logits = UnflattenChoices(dtype="float32", name="unflatten_scores")(scores, inputs["input_mask"])
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
-        self._finish(encoder, **_settings(dropout_rate, reader.lstm_units, reader.lstm_layers,
-                                          fine_tune_encoder))
+        self._finish(encoder, reader, dropout_rate, fine_tune_encoder)

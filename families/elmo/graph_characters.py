@@ -5,6 +5,7 @@ from the same character table."""
 import tensorflow as tf
 
 from data.text import unicode_tables
+from data.text.graph_offsets import row_ids, utf8_length
 from families.elmo.characters import EOW_CHAR, MAX_CHARACTERS, PAD_CHAR, BOW_CHAR
 
 
@@ -31,7 +32,7 @@ class GraphCharacters(tf.Module):
         are not UTF-8 are dropped from a word, not from the offsets)."""
         cps, offsets = tf.strings.unicode_decode_with_offsets(
             tf.convert_to_tensor(texts, tf.string), "UTF-8", errors="ignore")
-        rows, values = cps.value_rowids(), cps.flat_values
+        rows, values = row_ids(cps), cps.flat_values
         flags = tf.cast(tf.gather(self._classes, values), tf.int32)
         space = tf.not_equal(flags & unicode_tables.SPACE, 0)
         punct = tf.not_equal(flags & unicode_tables.PUNCT, 0) & ~space
@@ -44,7 +45,7 @@ class GraphCharacters(tf.Module):
                                                   nrows=num_words)
         words = tf.strings.unicode_encode(chars, "UTF-8")
         word_rows = tf.boolean_mask(rows, starts)
-        char_ends = tf.cast(offsets.flat_values, tf.int64) + _utf8_length(values)
+        char_ends = tf.cast(offsets.flat_values, tf.int64) + utf8_length(values)
         ends = tf.math.unsorted_segment_max(tf.gather(char_ends, keep), tf.gather(word_of, keep), num_words)
         begins = tf.boolean_mask(tf.cast(offsets.flat_values, tf.int64), starts)
         return tuple(tf.RaggedTensor.from_value_rowids(t, word_rows, nrows=cps.nrows())
@@ -73,11 +74,6 @@ class GraphCharacters(tf.Module):
         mask = tf.ones_like(words.flat_values, tf.int32)
         return (ids.to_tensor(0, shape=shape),
                 words.with_flat_values(mask).to_tensor(0, shape=[None, seq_len]))
-
-
-def _utf8_length(codepoints):
-    """Bytes of each code point in UTF-8, int64."""
-    return 1 + sum(tf.cast(codepoints >= bound, tf.int64) for bound in (0x80, 0x800, 0x10000))
 
 
 def _previous(x, first):

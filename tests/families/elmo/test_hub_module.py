@@ -1,6 +1,7 @@
 """The TF Hub ELMo module (`families/elmo/hub_module.py`) as a user runs it:
-written by `python -m export.export_hub` from the original layout
-(`lm_weights.hdf5` + `options.json`), loaded in a fresh process that imports
+written from the original layout (`lm_weights.hdf5` + `options.json`) as
+`python -m export.export_hub` writes it (the every-family suite runs that
+command), loaded in a fresh process that imports
 only tensorflow, tensorflow_hub, tf_keras and keras: through
 `hub.KerasLayer(..., trainable=True)` in a tf-keras model (the mix trains, the
 biLM does not), through `keras.layers.TFSMLayer` in Keras 3, on both
@@ -12,7 +13,9 @@ import os
 import numpy as np
 import pytest
 
-from export.export_hub import export_hub
+from checkpoints.companion_files import resolve_encoder_config
+from export.hub_encoder import build_hub_model
+from families.elmo.hub_module import save_hub_module
 from tests.export_harness import run_fresh
 from tests.families.elmo import cases
 from tests.families.elmo.test_bilm_parity import BOUND
@@ -90,8 +93,9 @@ def served(elmo_cases, tmp_path_factory):
     """What the fresh process saw of the module exported from the case's
     original-layout weights: (JSON report, arrays)."""
     tmp = tmp_path_factory.mktemp("elmo_hub")
-    export_hub(str(tmp / "hub"), elmo_cases[CASE])
-    report = run_fresh(_SCRIPT, tmp, module=str(tmp / "hub" / "elmo"), sentences=cases.BATCHES[0],
+    encoder, _ = build_hub_model(resolve_encoder_config(init_checkpoint=elmo_cases[CASE]), elmo_cases[CASE])
+    save_hub_module(str(tmp / "elmo"), encoder)
+    report = run_fresh(_SCRIPT, tmp, module=str(tmp / "elmo"), sentences=cases.BATCHES[0],
                        mix=cases.mix_weights(cases.CONFIGS[CASE]), hostile=[h.hex() for h in HOSTILE])
     import json
     return json.loads(report.strip().splitlines()[-1]), dict(np.load(tmp / "hub_outputs.npz"))

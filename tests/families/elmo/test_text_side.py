@@ -7,7 +7,7 @@ import pytest
 
 from checkpoints.companion_files import resolve_model_files
 from families.elmo import characters
-from families.elmo.config import ELMoConfig
+from families.elmo.config import ELMoConfig, ELMoConfigError
 from families.elmo.text_side import ELMoText
 from families.elmo.vocabulary import Vocabulary, VocabularyError
 
@@ -70,4 +70,7 @@ def test_a_released_folder_needs_no_vocabulary_and_one_beside_it_is_found(tmp_pa
     assert ELMoText.needs_vocabulary(config) is False
     tokens = ELMoConfig(lstm=config.lstm, char_cnn=None, n_tokens_vocab=3)
     assert ELMoText.needs_vocabulary(tokens) is True
+    tokens.to_json_file(str(tmp_path / "options.json"))
+    with pytest.raises(ELMoConfigError, match="token-embedding biLM .* does not run the tasks"):
+        resolve_model_files(init_checkpoint=str(tmp_path))
     np.testing.assert_array_equal(ELMoText.from_file(None, False).unk_id, characters.word_char_ids(""))
