@@ -19,7 +19,11 @@ from families.elmo.hub_module import save_hub_module
 from tests.export_harness import run_fresh
 from tests.families.elmo import cases
 from tests.families.elmo.test_bilm_parity import BOUND
-from tests.families.elmo.test_characters import HOSTILE
+from tests.families.elmo.kit import hostile_texts
+
+# The every-family suite's hostile strings, and one sentence of 20,000 words
+# (100,000 characters): the module has no length limit.
+HOSTILE = hostile_texts() + [("word " * 20000).encode("utf-8")]
 
 CASE = "chars"
 
