@@ -43,14 +43,33 @@ def files_with_records(files):
     return kept
 
 
+def first_record_features(path):
+    """The feature map of the first record (a `tf.train.Example`) of `path`;
+    RecordLayoutError when it has none."""
+    first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
+    if first is None:
+        raise RecordLayoutError(f"{path}: no records")
+    return tf.train.Example.FromString(first.numpy()).features.feature
+
+
+def numbered_records(files, shuffle_files=False, seed=12345, repeat=False):
+    """(number in the run, serialized record) of every record of `files`, file
+    after file in stream order (their order shuffled each pass with
+    `shuffle_files`), numbers counting on across passes: what readers of
+    records written in batch order (XLNet's, ELMo's) start from."""
+    dataset = tf.data.Dataset.from_tensor_slices(files)
+    if shuffle_files:
+        dataset = dataset.shuffle(len(files), seed=seed, reshuffle_each_iteration=True)
+    if repeat:
+        dataset = dataset.repeat()
+    return dataset.flat_map(tf.data.TFRecordDataset).enumerate()
+
+
 def check_first_record(path, max_seq_length, max_predictions_per_seq, next_sentence_labels=True,
                        max_sequences_per_pack=0):
     """Raises RecordLayoutError naming the feature when the first record of
     `path` lacks a feature or has one of another kind or length."""
-    first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
-    if first is None:
-        raise RecordLayoutError(f"{path}: no records")
-    features = tf.train.Example.FromString(first.numpy()).features.feature
+    features = first_record_features(path)
     layout = F.feature_layout(max_seq_length, max_predictions_per_seq, next_sentence_labels,
                               max_sequences_per_pack)
     hints = {F.INPUT_IDS: f"--max_seq_length={max_seq_length}",

@@ -12,7 +12,7 @@ Empty files are skipped with a warning; the records' metadata must agree with
 import tensorflow as tf
 
 from data.pretraining.corpus_reader import expand_input_files
-from data.pretraining.dataset import files_with_records
+from data.pretraining.dataset import files_with_records, first_record_features, numbered_records
 from data.pretraining.records_metadata import RecordLayoutError, check_settings
 from families.elmo.characters import bos_char_ids, eos_char_ids
 from families.elmo.graph_characters import GraphCharacters
@@ -24,10 +24,7 @@ ROW_NUMBER = "row_number"
 def check_first_record(path, unroll_steps):
     """Raises RecordLayoutError naming the file and feature when the first
     record of `path` is not an ELMo record of `unroll_steps` tokens."""
-    first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
-    if first is None:
-        raise RecordLayoutError(f"{path}: no records")
-    features = tf.train.Example.FromString(first.numpy()).features.feature
+    features = first_record_features(path)
     for name, (width, kind) in E.feature_layout(unroll_steps).items():
         if name not in features:
             raise RecordLayoutError(f"{path}: feature {name!r} is missing (present: {sorted(features)}): "
@@ -91,11 +88,5 @@ def elmo_pretraining_dataset(input_files, batch_size, unroll_steps, vocab, max_c
                 out[E.TOKENS_CHARACTERS + suffix] = characters(batch[E.TOKENS + suffix], out[E.TOKEN_IDS + suffix])
         return out
 
-    dataset = tf.data.Dataset.from_tensor_slices(files)
-    if shuffle_files:
-        dataset = dataset.shuffle(len(files), seed=seed, reshuffle_each_iteration=True)
-    if repeat:
-        dataset = dataset.repeat()
-    dataset = dataset.flat_map(tf.data.TFRecordDataset).enumerate()
-    dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
+    dataset = numbered_records(files, shuffle_files, seed, repeat).batch(batch_size, drop_remainder=drop_remainder)
     return dataset.map(features, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)

@@ -7,12 +7,10 @@ import keras
 from keras import ops
 
 from families.elmo.bilm import BiLM
-from families.elmo.config import ELMoConfig
 from families.elmo.pretraining import features as E
 from families.elmo.pretraining.softmax import LMSoftmax
 
 
-@keras.saving.register_keras_serializable(package="bert_garden")
 class ELMoPretrainer(keras.Model):
     """Per-token losses of the forward and backward language models.
 
@@ -42,8 +40,6 @@ class ELMoPretrainer(keras.Model):
     """
 
     def __init__(self, config, **kwargs):
-        if isinstance(config, dict):
-            config = ELMoConfig.from_dict(config)
         super().__init__(**kwargs)
         self.config = config
         dropout = config.hidden_dropout_prob
@@ -79,10 +75,3 @@ class ELMoPretrainer(keras.Model):
             finals.append(final)
         outputs["lm_state"] = finals
         return outputs
-
-    def get_config(self):
-        return {"config": self.config.to_dict(), "name": self.name, "trainable": self.trainable}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)

@@ -23,7 +23,7 @@ import pytest
 import tensorflow as tf
 
 from families.elmo.checkpoints.hdf5_names import PADDED_TABLES, hdf5_name
-from families.elmo.config import CharCNNOptions, ELMoConfig, LSTMOptions
+from families.elmo.config import ELMoConfig, LSTMOptions
 from families.elmo.pretraining import features as E
 from families.elmo.pretraining.candidate_sampler import log_uniform_candidates
 from families.elmo.pretraining.log_uniform import expected_counts
