@@ -69,9 +69,7 @@ class ELMoPretrainer(keras.Model):
                 x, mask, initial_state=None if state is None else state[d], training=training)
             top = self.output_dropout(layers[-1], training=training)
             targets = inputs[E.NEXT_TOKEN_ID + suffix]
-            outputs[f"{name}_token_losses"] = (
-                self.softmax.token_losses(top, targets) if sampled is None
-                else self.softmax.sampled_token_losses(top, targets, *sampled[d]))
+            outputs[f"{name}_token_losses"] = self.softmax(top, targets, None if sampled is None else sampled[d])
             finals.append(final)
         outputs["lm_state"] = finals
         return outputs

@@ -14,8 +14,10 @@ _MASKED = float(np.finfo(np.float32).min)  # what TensorFlow adds to an accident
 
 @keras.saving.register_keras_serializable(package="bert_garden")
 class LMSoftmax(keras.layers.Layer):
-    """Per-token cross-entropy of the next word from the top LSTM outputs.
-    Runs in float32 whatever the policy (create it with dtype="float32")."""
+    """(top LSTM outputs [..., dim], next word ids [...], sampled) -> per-token
+    cross-entropy [...], over the full softmax when `sampled` is None, else over
+    the true word and the sampled softmax's (candidates, num_tries). Runs in
+    float32 whatever the policy (create it with dtype="float32")."""
 
     def __init__(self, vocab_size, **kwargs):
         super().__init__(**kwargs)
@@ -28,17 +30,16 @@ class LMSoftmax(keras.layers.Layer):
                                  initializer=keras.initializers.RandomNormal(stddev=dim ** -0.5))
         self.b = self.add_weight(name="b", shape=(self.vocab_size,), initializer="zeros")
 
-    def token_losses(self, h, targets):
-        """Full softmax: h [..., dim], targets [...] -> cross-entropy [...]."""
+    def call(self, h, targets, sampled=None):
         h = ops.cast(h, "float32")
-        return masked_lm_losses(ops.matmul(h, ops.transpose(self.w)) + self.b, targets)
+        if sampled is None:
+            return masked_lm_losses(ops.matmul(h, ops.transpose(self.w)) + self.b, targets)
+        return self._sampled(h, ops.cast(targets, "int32"), *sampled)
 
-    def sampled_token_losses(self, h, targets, candidates, num_tries):
-        """Sampled softmax over the true word and `candidates` [num_sampled]
-        (drawn in `num_tries` tries, `candidate_sampler`): each logit less the
-        log of its expected count, a candidate that is the true word masked out."""
-        h = ops.cast(h, "float32")
-        targets = ops.cast(targets, "int32")
+    def _sampled(self, h, targets, candidates, num_tries):
+        """Each logit less the log of its expected count (`candidates`
+        [num_sampled] drawn in `num_tries` tries, `candidate_sampler`), a
+        candidate that is the true word masked out."""
         num_sampled = candidates.shape[0]
 
         def logits(ids):

@@ -168,3 +168,19 @@ def test_candidates_follow_tensorflows_sampler():
     share = (ours_drawn + theirs_drawn)[:12] / (2 * batches)
     sigma = np.sqrt(2 * share * (1 - share) / batches)
     assert np.all(np.abs(ours_drawn[:12] - theirs_drawn[:12]) / batches <= 5 * sigma + 1e-9)
+
+
+def test_mixed_bfloat16_runs_the_softmax_in_float32():
+    """Under mixed_bfloat16 the biLM computes in bfloat16 and the softmax, full
+    or sampled, in float32 on float32 weights: losses in float32, within
+    bfloat16's precision of float32's (8 significant bits per rounding, a few
+    dozen roundings deep: 5% of the largest loss)."""
+    model, state, batches, _ = random_case(CONFIGS["chars"], 0)
+    mixed = ELMoPretrainer(CONFIGS["chars"], dtype="mixed_bfloat16")
+    mixed.set_weights(model.get_weights())
+    batch = batches[0]
+    for sampled in (None, [batch["sampled_0"], batch["sampled_1"]]):
+        expected = np.asarray(model(batch, state=state, sampled=sampled)["backward_token_losses"])
+        got = mixed(batch, state=state, sampled=sampled)["backward_token_losses"]
+        assert got.dtype == tf.float32
+        assert np.abs(np.asarray(got) - expected).max() <= 0.05 * expected.max()
