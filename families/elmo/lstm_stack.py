@@ -83,9 +83,9 @@ class LSTMStack(keras.layers.Layer):
             # scan cannot take several when the number of steps is unknown.
             steps = ops.concatenate([cell.input_part(x), real], -1)
 
-            def step(carry, inputs, cell=cell):
+            def step(carry, inputs, cell=cell, weights=cell.step_weights()):
                 c, h = carry
-                new_c, new_h = cell.step(inputs[:, :-1], c, h)
+                new_c, new_h = cell.step(inputs[:, :-1], c, h, weights)
                 keep = inputs[:, -1:] > 0
                 carry = (ops.where(keep, new_c, c), ops.where(keep, new_h, h))
                 return carry, carry  # Keras's TensorFlow scan wants outputs shaped as the carry
