@@ -12,8 +12,10 @@ interleaved. Two figures each: the biLM's forward pass over a batch of
 feature extraction one sentence at a time (words to all layers, the ids made
 by each side's own code; ms per sentence), over `--sentences` sentences. The
 table gives medians, the min-max over processes, the ratio to the original,
-peak RSS, and the largest difference from the original's layers on the first
-batch (both start from a zero LSTM state there). By default `ours_bf16` runs
+the process CPU time of a batch and of a sentence (all threads: steadier than
+the clock on a shared host, where other jobs take the cores), peak RSS, and the
+largest difference from the original's layers on the first batch (both start
+from a zero LSTM state there). By default `ours_bf16` runs
 only where the CPU computes bf16 natively (`--mixed_precision=auto`'s rule).
 """
 
@@ -112,17 +114,20 @@ def worker(args):
     first = run(batch)  # also the warm-up
     import numpy as np
     np.save(os.path.join(args.weights, f"first_{args.worker}.npy"), first)
-    times = []
+    times, cpu = [], []
     for _ in range(args.steps):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         run(batch)
         times.append(time.perf_counter() - start)
-    singles = []
+        cpu.append(time.process_time() - start_cpu)
+    singles, singles_cpu = [], []
     for sentence in sentences(args.sentences + 1, seed=2):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         run(prepare([sentence]))
         singles.append(time.perf_counter() - start)
+        singles_cpu.append(time.process_time() - start_cpu)
     print(json.dumps({"sentences_per_s": args.batch / median(times), "ms_per_sentence": 1e3 * median(singles[1:]),
+                      "cpu_s_per_batch": median(cpu), "cpu_ms_per_sentence": 1e3 * median(singles_cpu[1:]),
                       "peak_rss_mb": peak_rss_mb()}))
 
 
@@ -155,6 +160,8 @@ def main():
                        for name in results if name != "bilm_fp32" and "bilm_fp32" in results}
     speed = {name: median(r["sentences_per_s"] for r in runs) for name, runs in results.items()}
     latency = {name: median(r["ms_per_sentence"] for r in runs) for name, runs in results.items()}
+    cpu = {name: (median(r["cpu_s_per_batch"] for r in runs), median(r["cpu_ms_per_sentence"] for r in runs))
+           for name, runs in results.items()}
     rows = []
     for name, runs in results.items():
         rows.append({
@@ -163,12 +170,13 @@ def main():
             "vs bilm": f"{speed[name] / speed['bilm_fp32']:.2f}x" if "bilm_fp32" in speed else "",
             "ms/sentence": f"{latency[name]:.0f}", "min-max ": spread([r["ms_per_sentence"] for r in runs], 0),
             "vs bilm ": f"{latency['bilm_fp32'] / latency[name]:.2f}x" if "bilm_fp32" in latency else "",
+            "CPU s/batch": f"{cpu[name][0]:.2f}", "CPU ms/sentence": f"{cpu[name][1]:.0f}",
             "peak RSS MB": f"{max(r['peak_rss_mb'] for r in runs):.0f}",
             "max |diff|": f"{differences[name]:.1e}" if name in differences else ""})
     print(f"{args.preset}, batch {args.batch} sentences of 10-40 words, median of {args.repeats} processes "
           f"x {args.steps} batches; one sentence at a time over {args.sentences} sentences")
     print_table(rows, ["contender", "batch sent/s", "min-max", "vs bilm", "ms/sentence", "min-max ", "vs bilm ",
-                       "peak RSS MB", "max |diff|"])
+                       "CPU s/batch", "CPU ms/sentence", "peak RSS MB", "max |diff|"])
 
 
 if __name__ == "__main__":
