@@ -114,7 +114,7 @@ def compared(tmp_path_factory):
     return {name: (ours[name], dict(np.load(root / name / "reference.npz"))) for name in CONFIGS}
 
 
-@pytest.mark.slow  # the original's training graph in a process of its own (about 12 s of CPU)
+@pytest.mark.slow  # the original's training graph in a process of its own: 21 s at load 9
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_losses_and_carried_states_are_the_training_graphs(name, compared):
     ours, reference = compared[name]

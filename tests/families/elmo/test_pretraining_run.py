@@ -61,7 +61,7 @@ def train(setup, output_dir, steps):
     return trainer.train(BATCH, steps, AdagradConfig())
 
 
-@pytest.mark.slow  # two trainers, each traces the training step (about 10 s of CPU)
+@pytest.mark.slow  # two trainers, each tracing the training step: 25 s on 2 shared cores at load 9
 def test_resumed_training_ends_as_if_uninterrupted(setup, tmp_path):
     """A run killed after its step-2 checkpoint left that checkpoint (the
     straight run's, runs being deterministic), which a new trainer resumes."""
@@ -81,7 +81,7 @@ def run(args):
     return done.stderr
 
 
-@pytest.mark.slow  # the runner and the original bilm, each in a process of its own (about 25 s of CPU)
+@pytest.mark.slow  # the runner and the original bilm in processes of their own: 50 s at load 9
 def test_run_pretraining_converts_to_weights_the_original_reads(setup, tmp_path):
     run_dir, out = tmp_path / "run", tmp_path / "converted"
     flags = [f"--input_file={setup['records']}", f"--output_dir={run_dir}", f"--options_file={setup['options']}",
