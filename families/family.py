@@ -61,7 +61,8 @@ class Family:
     `convert(init_checkpoint, output_dir, output_format, config, vocab_file,
     do_lower_case)` writes one of its checkpoints in one of `output_formats`.
     `pretraining` names the module of its part of `run_pretraining.py`
-    (`define_flags()`, `build_task()`, `check_run(files, replicas, slices)`).
+    (`define_flags()`, `build_task()`, `check_run(files, replicas, slices)`,
+    optionally `optimizer_config()`: its own optimizer, or None for the shared one).
     `foreign_config(directory)` reads the config of another project's layout
     in `directory` (a Hugging Face `config.json`, a keras-hub preset) when it
     is one of this family's, else gives None; `foreign_vocabulary(directory)`

@@ -52,6 +52,19 @@ def first_record_features(path):
     return tf.train.Example.FromString(first.numpy()).features.feature
 
 
+def numbered_records(files, shuffle_files=False, seed=12345, repeat=False):
+    """(number in the run, serialized record) of every record of `files`, file
+    after file in stream order (their order shuffled each pass with
+    `shuffle_files`), numbers counting on across passes: what readers of
+    records written in batch order (XLNet's, ELMo's) start from."""
+    dataset = tf.data.Dataset.from_tensor_slices(files)
+    if shuffle_files:
+        dataset = dataset.shuffle(len(files), seed=seed, reshuffle_each_iteration=True)
+    if repeat:
+        dataset = dataset.repeat()
+    return dataset.flat_map(tf.data.TFRecordDataset).enumerate()
+
+
 def check_first_record(path, max_seq_length, max_predictions_per_seq, next_sentence_labels=True,
                        max_sequences_per_pack=0):
     """Raises RecordLayoutError naming the feature when the first record of

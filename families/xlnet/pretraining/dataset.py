@@ -15,7 +15,7 @@ import tensorflow as tf
 
 from families.xlnet.pretraining import features as X
 from data.pretraining.corpus_reader import expand_input_files
-from data.pretraining.dataset import files_with_records, first_record_features
+from data.pretraining.dataset import files_with_records, first_record_features, numbered_records
 from data.pretraining.records_metadata import RecordLayoutError, check_settings
 from families.xlnet.pretraining.permutation import Permuter
 
@@ -57,13 +57,7 @@ def xlnet_pretraining_dataset(input_files, batch_size, seq_len, reuse_len, perm_
     for path in files:
         check_first_record(path, seq_len)
     spec = _spec(seq_len)
-    dataset = tf.data.Dataset.from_tensor_slices(files)
-    if shuffle_files:
-        dataset = dataset.shuffle(len(files), seed=seed, reshuffle_each_iteration=True)
-    if repeat:
-        dataset = dataset.repeat()
-    dataset = dataset.flat_map(tf.data.TFRecordDataset).enumerate()
-    dataset = dataset.map(
+    dataset = numbered_records(files, shuffle_files, seed, repeat).map(
         lambda index, record: permute(tf.io.parse_single_example(record, spec),
                                       tf.stack([tf.constant(seed, tf.int64), index])),
         num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
