@@ -20,14 +20,10 @@ Example:
     --batch_size=128 --unroll_steps=20 --num_workers=2
 """
 
-import sys
+from absl import app, flags
 
-from absl import app, flags, logging
-
-from data.pretraining.corpus_reader import CorpusError
-from data.pretraining.writer import output_paths, shard_lines, write_pretraining_data
+from data.pretraining import command_line
 from families.elmo.pretraining.chunks import ELMoChunkProcessor, ELMoDataConfig, summary_lines
-from utils.output_dir_lock import OutputDirError
 
 FLAGS = flags.FLAGS
 
@@ -38,26 +34,16 @@ flags.DEFINE_integer("batch_size", 128, "Rows of the streams: the training batch
                      "the LSTM state needs.")
 flags.DEFINE_integer("unroll_steps", 20, "Inputs per window.")
 flags.DEFINE_integer("output_shards", 1, "Number of numbered output shards of --output_file.")
-flags.DEFINE_integer("num_workers", 1, "Worker processes.")
+flags.DEFINE_integer("num_workers", 1, "Worker processes (with --runner: Beam's workers).")
 flags.DEFINE_integer("documents_per_chunk", 2000, "Documents per stream of sentences (unit of work).")
 
 
 def main(argv):
-    del argv
-    try:
-        config = ELMoDataConfig(batch_size=FLAGS.batch_size, unroll_steps=FLAGS.unroll_steps)
-        outputs = output_paths(FLAGS.output_file, FLAGS.output_shards)
-        counts = write_pretraining_data(
-            FLAGS.input_file, outputs, FLAGS.vocab_file, config, num_workers=FLAGS.num_workers,
-            documents_per_chunk=FLAGS.documents_per_chunk, processor_class=ELMoChunkProcessor)
-    except (CorpusError, OSError, OutputDirError, ValueError) as e:
-        sys.exit(f"error: {e}")
-    for line in shard_lines(outputs, counts["records_per_shard"]):
-        logging.info("%s", line)
-    for line in summary_lines(counts):
-        logging.info("%s", line)
+    command_line.write_and_report(
+        lambda: ELMoDataConfig(batch_size=FLAGS.batch_size, unroll_steps=FLAGS.unroll_steps),
+        FLAGS.vocab_file, True, ELMoChunkProcessor, argv, summary_lines)
 
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["input_file", "output_file", "vocab_file"])
-    app.run(main)
+    app.run(main, flags_parser=command_line.parse_flags)

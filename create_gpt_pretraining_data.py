@@ -18,16 +18,11 @@ Example:
     --max_seq_length=512 --num_workers=2
 """
 
-import sys
+from absl import app, flags
 
-from absl import app, flags, logging
-
-from data.pretraining.corpus_reader import CorpusError
 from data.pretraining import command_line
-from data.pretraining.writer import output_paths, shard_lines
 from families.gpt.pretraining.chunks import GPTChunkProcessor, summary_lines
 from families.gpt.pretraining.config import GPTDataConfig
-from utils.output_dir_lock import OutputDirError
 
 FLAGS = flags.FLAGS
 
@@ -44,18 +39,9 @@ flags.DEFINE_integer("documents_per_chunk", 2000, "Documents per token stream (u
 
 
 def main(argv):
-    try:
-        config = GPTDataConfig(max_seq_length=FLAGS.max_seq_length, original_tokenizer=FLAGS.original_tokenizer)
-        outputs = output_paths(FLAGS.output_file, FLAGS.output_shards)
-        counts = command_line.write(
-            FLAGS.input_file, outputs, FLAGS.vocab_file, config, True, num_workers=FLAGS.num_workers,
-            documents_per_chunk=FLAGS.documents_per_chunk, processor_class=GPTChunkProcessor, beam_args=argv)
-    except (CorpusError, OSError, OutputDirError, ValueError) as e:
-        sys.exit(f"error: {e}")
-    for line in shard_lines(outputs, counts["records_per_shard"]):
-        logging.info("%s", line)
-    for line in summary_lines(counts):
-        logging.info("%s", line)
+    command_line.write_and_report(
+        lambda: GPTDataConfig(max_seq_length=FLAGS.max_seq_length, original_tokenizer=FLAGS.original_tokenizer),
+        FLAGS.vocab_file, True, GPTChunkProcessor, argv, summary_lines)
 
 
 if __name__ == "__main__":

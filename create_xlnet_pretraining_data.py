@@ -20,16 +20,12 @@ Example:
     --seq_len=512 --reuse_len=256 --bsz_per_host=32 --num_predict=85 --num_workers=2
 """
 
-import sys
 
-from absl import app, flags, logging
+from absl import app, flags
 
-from data.pretraining.corpus_reader import CorpusError
 from data.pretraining import command_line
-from data.pretraining.writer import output_paths, shard_lines
 from families.xlnet.pretraining.chunks import XLNetChunkProcessor, summary_lines
 from families.xlnet.pretraining.config import XLNetDataConfig
-from utils.output_dir_lock import OutputDirError
 
 FLAGS = flags.FLAGS
 
@@ -64,23 +60,8 @@ def config_from_flags():
 
 
 def main(argv):
-    try:
-        config = config_from_flags()
-        outputs = output_paths(FLAGS.output_file, FLAGS.output_shards)
-        counts = command_line.write(
-            FLAGS.input_file, outputs, FLAGS.sp_path, config, FLAGS.uncased,
-            num_workers=FLAGS.num_workers, documents_per_chunk=FLAGS.documents_per_chunk,
-            processor_class=XLNetChunkProcessor, beam_args=argv)
-    except (CorpusError, OSError, OutputDirError, ValueError) as e:
-        sys.exit(f"error: {e}")
-    for line in shard_lines(outputs, counts["records_per_shard"]):
-        logging.info("%s", line)
-    if 0 in counts["records_per_shard"]:
-        logging.warning("each chunk of --documents_per_chunk=%d documents goes whole to one shard (%d "
-                        "documents here): a smaller --documents_per_chunk spreads the records over more "
-                        "shards", FLAGS.documents_per_chunk, counts["documents"])
-    for line in summary_lines(counts):
-        logging.info("%s", line)
+    command_line.write_and_report(config_from_flags, FLAGS.sp_path, FLAGS.uncased, XLNetChunkProcessor, argv,
+                                  summary_lines)
 
 
 if __name__ == "__main__":

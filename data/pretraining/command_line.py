@@ -13,9 +13,11 @@ and writes with `write`.
 
 import sys
 
-from absl import flags
+from absl import flags, logging
 
-from data.pretraining.writer import write_pretraining_data
+from data.pretraining.corpus_reader import CorpusError
+from data.pretraining.writer import output_paths, shard_lines, write_pretraining_data
+from utils.output_dir_lock import OutputDirError
 
 flags.DEFINE_string(
     "runner", None,
@@ -37,6 +39,30 @@ def parse_flags(argv):
     except flags.Error as e:
         sys.exit(f"FATAL Flags parsing error: {e}\nPass --helpshort or --helpfull to see help on flags.")
     return rest
+
+
+def write_and_report(make_config, vocab_file, do_lower_case, processor_class, beam_args, summary_lines,
+                     errors=()):
+    """Writes the records of the script's flags with the config `make_config()`
+    and logs the records per shard and `summary_lines(counts)`; bad input (or
+    one of `errors`) exits with an `error:` line. Returns the counts."""
+    try:
+        config = make_config()
+        outputs = output_paths(FLAGS.output_file, FLAGS.output_shards)
+        counts = write(FLAGS.input_file, outputs, vocab_file, config, do_lower_case,
+                       num_workers=FLAGS.num_workers, documents_per_chunk=FLAGS.documents_per_chunk,
+                       processor_class=processor_class, beam_args=beam_args)
+    except (CorpusError, OSError, OutputDirError, ValueError, *errors) as e:
+        sys.exit(f"error: {e}")
+    for line in shard_lines(outputs, counts["records_per_shard"]):
+        logging.info("%s", line)
+    if 0 in counts["records_per_shard"]:
+        logging.warning("a chunk of --documents_per_chunk=%d documents may go whole to one shard (%d "
+                        "documents here): a smaller --documents_per_chunk spreads the records over more "
+                        "shards", FLAGS.documents_per_chunk, counts["documents"])
+    for line in summary_lines(counts):
+        logging.info("%s", line)
+    return counts
 
 
 def write(input_files, output_files, vocab_file, config, do_lower_case, *, num_workers, documents_per_chunk,

@@ -41,7 +41,7 @@ class ELMoChunkProcessor:
 
     Example:
     >>> processor = ELMoChunkProcessor(ELMoDataConfig(batch_size=4, unroll_steps=8), "vocab.txt")
-    >>> blobs, shard_counts, counts = processor(0, [["A sentence.", "Another one."], ["Doc two."]])
+    >>> blobs, shard_counts, counts = processor(Chunk(0, 0, 0, [["A sentence.", "Another one."], ["Doc two."]]))
     """
 
     strict_utf8 = True  # the original reads text strictly: a bad byte stops it
@@ -64,12 +64,13 @@ class ELMoChunkProcessor:
                 f"documents fills {c.batch_size} rows (batch_size) of {c.unroll_steps} tokens "
                 f"(unroll_steps)")
 
-    def __call__(self, chunk_index, documents):
-        """One blob of framed records per shard (all in shard chunk_index %
-        num_shards), the record count per shard, and counts for the summary."""
-        counts = collections.Counter(documents=len(documents))
+    def __call__(self, chunk):
+        """One blob of framed records per shard (all in `chunk.first_shard`),
+        the record count per shard, and counts for the summary, of a
+        `corpus_reader.Chunk`."""
+        counts = collections.Counter(documents=len(chunk.documents))
         sentences = []
-        for document in documents:
+        for document in chunk.documents:
             for line in document:
                 words = split_words(line)
                 counts["lines_without_words"] += not words
@@ -80,7 +81,7 @@ class ELMoChunkProcessor:
         count = len(features[E.TOKEN_IDS])
         blobs, shard_counts = [b""] * self.num_shards, [0] * self.num_shards
         if count:
-            shard = chunk_index % self.num_shards
+            shard = chunk.first_shard(self.num_shards)
             records = encode_examples(features, E.feature_layout(c.unroll_steps))
             blobs[shard] = frame_records(records).flat().tobytes()
             shard_counts[shard] = count

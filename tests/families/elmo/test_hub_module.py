@@ -8,7 +8,6 @@ biLM does not), through `keras.layers.TFSMLayer` in Keras 3, on both
 signatures; its numbers against the original `bilm`'s on the same weights,
 and defined outputs on hostile strings."""
 
-import os
 
 import numpy as np
 import pytest
