@@ -26,16 +26,12 @@ from data.pretraining import command_line
 from families.elmo.pretraining.chunks import ELMoChunkProcessor, ELMoDataConfig, summary_lines
 
 FLAGS = flags.FLAGS
+command_line.define_writer_flags("Documents per stream of sentences (unit of work).")
 
-flags.DEFINE_string("input_file", None, "Input raw text file(s) or glob(s), comma-separated.")
-flags.DEFINE_string("output_file", None, "Output TFRecord file (or comma-separated list of files).")
 flags.DEFINE_string("vocab_file", None, "The biLM's word vocabulary (build_elmo_vocab.py).")
 flags.DEFINE_integer("batch_size", 128, "Rows of the streams: the training batch size that carrying "
                      "the LSTM state needs.")
 flags.DEFINE_integer("unroll_steps", 20, "Inputs per window.")
-flags.DEFINE_integer("output_shards", 1, "Number of numbered output shards of --output_file.")
-flags.DEFINE_integer("num_workers", 1, "Worker processes (with --runner: Beam's workers).")
-flags.DEFINE_integer("documents_per_chunk", 2000, "Documents per stream of sentences (unit of work).")
 
 
 def main(argv):

@@ -25,17 +25,13 @@ from families.gpt.pretraining.chunks import GPTChunkProcessor, summary_lines
 from families.gpt.pretraining.config import GPTDataConfig
 
 FLAGS = flags.FLAGS
+command_line.define_writer_flags("Documents per token stream (unit of work).")
 
-flags.DEFINE_string("input_file", None, "Input raw text file(s) or glob(s), comma-separated.")
-flags.DEFINE_string("output_file", None, "Output TFRecord file (or comma-separated list of files).")
 flags.DEFINE_string("vocab_file", None, "The BPE encoder (encoder_bpe_<n>.json, with vocab_<n>.bpe "
                     "beside it; build_bpe_vocab.py).")
 flags.DEFINE_integer("max_seq_length", 512, "Tokens per window.")
 flags.DEFINE_bool("original_tokenizer", False, "Tokenize with the original Python pipeline (ftfy, "
                   "spaCy) rather than the in-graph tokenizer that fine-tuning and exports use.")
-flags.DEFINE_integer("output_shards", 1, "Number of numbered output shards of --output_file.")
-flags.DEFINE_integer("num_workers", 1, "Worker processes (with --runner: Beam's workers).")
-flags.DEFINE_integer("documents_per_chunk", 2000, "Documents per token stream (unit of work).")
 
 
 def main(argv):

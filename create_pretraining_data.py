@@ -19,22 +19,18 @@ Example:
     --vocab_file=vocab.txt --num_workers=2 --dupe_factor=5
 """
 
-import sys
 
-from absl import app, flags, logging
+from absl import app, flags
 
 from families.bert.pretraining.chunks import ChunkProcessor
 from families.bert.pretraining.config import OBJECTIVES, MaskingOptions, PretrainingDataConfig
-from data.pretraining.corpus_reader import CorpusError
 from data.pretraining import command_line
-from data.pretraining.writer import output_paths, shard_lines, summary_lines
+from data.pretraining.writer import summary_lines
 from data.text.vocab import VocabError
-from utils.output_dir_lock import OutputDirError
 
 FLAGS = flags.FLAGS
+command_line.define_writer_flags("Documents per unit of work; random next segments come from it.")
 
-flags.DEFINE_string("input_file", None, "Input raw text file(s) or glob(s), comma-separated.")
-flags.DEFINE_string("output_file", None, "Output TFRecord file (or comma-separated list of files).")
 flags.DEFINE_string("vocab_file", None, "The vocabulary file that the BERT model was trained on.")
 flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (True for uncased models).")
 flags.DEFINE_bool("do_whole_word_mask", False, "Mask whole words rather than single word pieces.")
@@ -45,9 +41,6 @@ flags.DEFINE_integer("dupe_factor", 10, "Number of times to duplicate the input 
 flags.DEFINE_float("masked_lm_prob", 0.15, "Masked LM probability.")
 flags.DEFINE_float("short_seq_prob", 0.1, "Probability of a shorter than maximum target length per document.")
 
-flags.DEFINE_integer("output_shards", 1, "Number of numbered output shards of --output_file.")
-flags.DEFINE_integer("num_workers", 1, "Worker processes (with --runner: Beam's workers).")
-flags.DEFINE_integer("documents_per_chunk", 2000, "Documents per unit of work; random next segments come from it.")
 flags.DEFINE_enum(
     "objective",
     "mlm_nsp",
@@ -82,26 +75,9 @@ def config_from_flags():
 
 
 def main(argv):
-    try:
-        config = config_from_flags()
-        outputs = output_paths(FLAGS.output_file, FLAGS.output_shards)
-        counts = command_line.write(
-            FLAGS.input_file,
-            outputs,
-            FLAGS.vocab_file,
-            config,
-            FLAGS.do_lower_case,
-            num_workers=FLAGS.num_workers,
-            documents_per_chunk=FLAGS.documents_per_chunk,
-            processor_class=ChunkProcessor,
-            beam_args=argv,
-        )
-    except (CorpusError, OutputDirError, VocabError, ValueError) as e:
-        sys.exit(f"error: {e}")
-    for line in shard_lines(outputs, counts["records_per_shard"]):
-        logging.info("%s", line)
-    for line in summary_lines(counts, config):
-        logging.info("%s", line)
+    command_line.write_and_report(
+        config_from_flags, FLAGS.vocab_file, FLAGS.do_lower_case, ChunkProcessor, argv,
+        lambda counts: summary_lines(counts, config_from_flags()), errors=(VocabError,))
 
 
 if __name__ == "__main__":

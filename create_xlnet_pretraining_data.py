@@ -28,9 +28,8 @@ from families.xlnet.pretraining.chunks import XLNetChunkProcessor, summary_lines
 from families.xlnet.pretraining.config import XLNetDataConfig
 
 FLAGS = flags.FLAGS
+command_line.define_writer_flags("Documents per token stream (unit of work).")
 
-flags.DEFINE_string("input_file", None, "Input raw text file(s) or glob(s), comma-separated.")
-flags.DEFINE_string("output_file", None, "Output TFRecord file (or comma-separated list of files).")
 flags.DEFINE_string("sp_path", None, "The SentencePiece model (spiece.model, build_spm_vocab.py).")
 flags.DEFINE_bool("uncased", False, "Lower-case the input.")
 flags.DEFINE_integer("seq_len", 512, "Sequence length.")
@@ -46,9 +45,6 @@ flags.DEFINE_integer("mask_alpha", 6, "How many tokens form a group.")
 flags.DEFINE_integer("mask_beta", 1, "How many tokens to mask within each group.")
 flags.DEFINE_bool("use_eod", True, "Append <eod> at the end of each document.")
 flags.DEFINE_integer("random_seed", 12345, "Random seed for data generation.")
-flags.DEFINE_integer("output_shards", 1, "Number of numbered output shards of --output_file.")
-flags.DEFINE_integer("num_workers", 1, "Worker processes (with --runner: Beam's workers).")
-flags.DEFINE_integer("documents_per_chunk", 2000, "Documents per token stream (unit of work).")
 
 
 def config_from_flags():

@@ -7,8 +7,9 @@ script does not define passes through to Beam (--project, --region,
 --temp_location, --flink_master, --environment_type, ...). `--num_workers`
 becomes the DirectRunner's `--direct_num_workers` (processes, with
 `--direct_running_mode=multi_processing`), or the worker count of another
-runner when given. A script opts in with `app.run(main, flags_parser=parse_flags)`
-and writes with `write`.
+runner when given. A script defines its flags with `define_writer_flags`,
+opts in with `app.run(main, flags_parser=parse_flags)` and writes with
+`write_and_report`.
 """
 
 import sys
@@ -26,6 +27,17 @@ flags.DEFINE_string(
     "Without it the local process pool writes.")
 
 FLAGS = flags.FLAGS
+
+
+def define_writer_flags(chunk_help):
+    """The flags every pretraining-data command line takes, under the original
+    scripts' names; `chunk_help` says what a chunk of documents is to this writer."""
+    flags.DEFINE_string("input_file", None, "Input raw text file(s) or glob(s), comma-separated.")
+    flags.DEFINE_string("output_file", None, "Output TFRecord file (or comma-separated list of files).")
+    flags.DEFINE_integer("output_shards", 1, "Number of numbered output shards of --output_file.")
+    flags.DEFINE_integer("num_workers", 1, "Worker processes (with --runner: Beam's workers).")
+    flags.DEFINE_integer("documents_per_chunk", 2000, chunk_help)
+
 _LOCAL_RUNNERS = ("directrunner", "fnapirunner", "switchingdirectrunner")
 
 
@@ -49,7 +61,7 @@ def write_and_report(make_config, vocab_file, do_lower_case, processor_class, be
     try:
         config = make_config()
         outputs = output_paths(FLAGS.output_file, FLAGS.output_shards)
-        counts = write(FLAGS.input_file, outputs, vocab_file, config, do_lower_case,
+        counts = _write(FLAGS.input_file, outputs, vocab_file, config, do_lower_case,
                        num_workers=FLAGS.num_workers, documents_per_chunk=FLAGS.documents_per_chunk,
                        processor_class=processor_class, beam_args=beam_args)
     except (CorpusError, OSError, OutputDirError, ValueError, *errors) as e:
@@ -65,7 +77,7 @@ def write_and_report(make_config, vocab_file, do_lower_case, processor_class, be
     return counts
 
 
-def write(input_files, output_files, vocab_file, config, do_lower_case, *, num_workers, documents_per_chunk,
+def _write(input_files, output_files, vocab_file, config, do_lower_case, *, num_workers, documents_per_chunk,
           processor_class, beam_args=()):
     """The counts of writing with the local pool, or with Beam under --runner
     and `beam_args` (what `parse_flags` left, program name first)."""
