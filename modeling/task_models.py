@@ -79,21 +79,46 @@ class TaskModel(TaskModelConfig, keras.Model):
     `TaskModelConfig` and `keras.Model` instead."""
 
 
+class SumOrders(keras.layers.Layer):
+    """[batch * 2, hidden] pooled vectors of a pair in both orders -> their sum [batch, hidden]."""
+
+    def call(self, pooled):
+        return ops.sum(ops.reshape(pooled, (-1, 2, pooled.shape[-1])), axis=1)
+
+    def compute_output_shape(self, pooled_shape):
+        return (None, pooled_shape[-1])
+
+
 @keras.saving.register_keras_serializable(package="bert_garden")
 class SequenceClassifier(TaskModel):
     """Dense layer on the encoder's pooled output (BERT's [CLS]; a causal
     encoder's last real token; XLNet's summary): `logits` [batch, num_classes]
-    (num_classes=1 gives a regression score, as STS-B)."""
+    (num_classes=1 gives a regression score, as STS-B).
 
-    def __init__(self, encoder, num_classes, dropout_rate=0.1, **kwargs):
-        inputs = encoder_inputs(encoder)
+    With `both_orders` the inputs are [batch, 2, seq], a pair packed as (A, B)
+    and as (B, A) (`data.classification.features`); each order is encoded
+    alone and the two pooled vectors are summed element-wise before the dense
+    layer, so the logits do not depend on the order (GPT's similarity
+    transformation); the auxiliary loss is the mean over the two orders."""
+
+    def __init__(self, encoder, num_classes, dropout_rate=0.1, both_orders=False, **kwargs):
+        inputs = encoder_inputs(encoder, leading=(2,) if both_orders else ())
         head = ClassificationHead(num_classes, dropout_rate, encoder.config.initializer_range,
                                   dtype=encoder.dtype_policy, name="classifier")
-        encoded = encoder(inputs)
-        logits = head(encoded["pooled_output"])
-        super().__init__(inputs=inputs, **kwargs,
-                         outputs=with_auxiliary_loss(encoder, inputs, encoded, {"logits": logits}))
-        self._store(encoder, num_classes=num_classes, dropout_rate=dropout_rate)
+        if both_orders:
+            flat = {k: FlattenChoices(name=f"flatten_{k}")(v) for k, v in inputs.items()}
+            encoded = encoder(flat)
+            pooled = SumOrders(dtype=encoder.dtype_policy, name="sum_orders")(encoded["pooled_output"])
+            outputs = with_auxiliary_loss(encoder, flat, encoded, {"logits": head(pooled)},
+                                          choices_of=inputs["input_mask"])
+        else:
+            encoded = encoder(inputs)
+            outputs = with_auxiliary_loss(encoder, inputs, encoded,
+                                          {"logits": head(encoded["pooled_output"])})
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        self.both_orders = both_orders
+        self._store(encoder, num_classes=num_classes, dropout_rate=dropout_rate,
+                    both_orders=both_orders)
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")

@@ -37,6 +37,7 @@ class GPTText(TextSide):
     model_file_names = ("encoder_bpe_40000.json", "vocab_40000.bpe")  # the merges beside the encoder
     padding_side = "right"
     do_lower_case_default = True  # the original lower-cases always
+    similarity_in_both_orders = True  # the paper's similarity transformation (STS-B, MRPC, QQP)
 
     def __init__(self, tokenizer, graph_equivalent=True):
         # `do_lower_case` is always true: the BPE vocabulary has no capitals,
