@@ -121,20 +121,40 @@ class SequenceClassifier(TaskModel):
                     both_orders=both_orders)
 
 
+class NullFromPooled(keras.layers.Layer):
+    """The sequence output with position 0 replaced by the pooled vector."""
+
+    def call(self, sequence_output, pooled_output):
+        return ops.concatenate([ops.expand_dims(pooled_output, 1), sequence_output[:, 1:]], axis=1)
+
+    def compute_output_shape(self, sequence_output_shape, pooled_output_shape):
+        return sequence_output_shape
+
+
 @keras.saving.register_keras_serializable(package="bert_garden")
 class SpanLabeler(TaskModel):
-    """Start/end vectors over the tokens: `start_logits`, `end_logits` [batch, seq] (SQuAD)."""
+    """Start/end vectors over the tokens: `start_logits`, `end_logits` [batch, seq] (SQuAD).
 
-    def __init__(self, encoder, **kwargs):
+    Position 0 scores the null answer (BERT's [CLS]). With `null_from_pooled`
+    it is scored from the encoder's pooled vector instead of position 0's
+    state: for a causal encoder whose first token has seen nothing (GPT's
+    `_start_`, the same state in every window) the pooled vector is the last
+    real token's, the one that has read the whole window."""
+
+    def __init__(self, encoder, null_from_pooled=False, **kwargs):
         inputs = encoder_inputs(encoder)
         head = SpanHead(encoder.config.initializer_range, dtype=encoder.dtype_policy,
                         name="span")
         encoded = encoder(inputs)
-        start, end = head(encoded["sequence_output"])
+        sequence = encoded["sequence_output"]
+        if null_from_pooled:
+            sequence = NullFromPooled(dtype=encoder.dtype_policy, name="null_from_pooled")(
+                sequence, encoded["pooled_output"])
+        start, end = head(sequence)
         outputs = {"start_logits": start, "end_logits": end}
         super().__init__(inputs=inputs, outputs=with_auxiliary_loss(encoder, inputs, encoded, outputs),
                          **kwargs)
-        self._store(encoder)
+        self._store(encoder, null_from_pooled=null_from_pooled)
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")

@@ -151,10 +151,9 @@ class ClassificationTask(FineTuningTask):
         grouped = self.config.group_by_length if training else self.config.trim_padding
         window = batch_size * (_BATCHES_PER_LENGTH_GROUP if grouped else 1)
         dataset = dataset.batch(window, drop_remainder=training)
-        dataset = dataset.map(
-            lambda records: parse_batch(records, input_shapes(
-                self.text_side, self.config.max_seq_length, self.both_orders), self.is_regression),
-            num_parallel_calls=tf.data.AUTOTUNE)
+        shapes = input_shapes(self.text_side, self.config.max_seq_length, self.both_orders)
+        dataset = dataset.map(lambda records: parse_batch(records, shapes, self.is_regression),
+                              num_parallel_calls=tf.data.AUTOTUNE)
         if grouped:
             dataset = dataset.map(sort_by_length).unbatch().batch(batch_size,
                                                                   drop_remainder=training)
