@@ -51,6 +51,11 @@ class Family:
     names such a layout's vocabulary file, or None. `question_answering` is
     its own SQuAD layout and head, None for BERT's span head. `tasks` are the fine-tuning
     tasks it supports; a runner refuses the others with a clear error.
+    `language_model(config)` makes what a generation SavedModel holds
+    (`export.serving_generation`): a Keras model from the encoder inputs to
+    `next_token_logits` [batch, vocab], the scores of the token after each
+    row's last real token, holding the encoder as `encoder`; None for a family
+    that does not generate left to right.
     """
 
     name: str
@@ -70,6 +75,7 @@ class Family:
     question_answering: QuestionAnswering = None
     command_lines: tuple = ()
     tasks: tuple = TASKS
+    language_model: object = None
 
     @property
     def config_file(self):

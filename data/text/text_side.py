@@ -114,6 +114,12 @@ class TextSide(abc.ABC):
         word-level tasks align), and whose `resources` a SavedModel calling it
         must hold."""
 
+    def graph_detokenize(self, ids):
+        """Ragged int32 ids [batch, (ids)] -> string [batch], the text they
+        spell, in the graph (what a generation SavedModel answers). A family
+        whose pieces do not keep their spacing has none."""
+        raise NotImplementedError(f"the {self.family} text side does not turn ids back into text")
+
     @abc.abstractmethod
     def pack_graph(self, segments, seq_length):
         """Ragged id segments (one or two) -> dict of int32 [batch, seq_length]
