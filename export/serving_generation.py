@@ -14,7 +14,7 @@ writes it).
 
 Outputs: `text` string [batch] (the new tokens' text, as the family's text side
 decodes them: GPT's lower-cased words, one space apart), `ids` int32 [batch,
-max_new_tokens] (the new token ids, -1 past each row's end), `num_new_tokens`
+max_new_tokens as clipped] (the new token ids, -1 past each row's end), `num_new_tokens`
 int32 [batch] and `prompt_length` int32 [batch] (prompt tokens the model read).
 
 A row stops at `max_new_tokens` or when it fills the model's context
