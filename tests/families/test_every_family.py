@@ -555,8 +555,9 @@ def test_task_exports_serve_raw_text_in_a_fresh_process(family, served):
         if task not in family.tasks:
             continue
         if task == "classification" and family.text_side.similarity_in_both_orders:
-            # The similarity pair is read in both orders: either order is served alike
-            # (one float32 sum in another order of its two terms).
+            # The similarity pair is read in both orders: either order is served alike,
+            # the same rows encoded at other batch positions and their pooled vectors
+            # added the other way round (float32 rounding of probabilities near 0.5).
             ab, ba = served["classification_in_both_orders"]
             np.testing.assert_allclose(ab, ba, rtol=0, atol=1e-6)
         if task == "tagging":
