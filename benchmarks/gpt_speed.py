@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from benchmarks.common import (add_cpu_isa_flag, contender_parser, median, peak_rss_mb,  # noqa: E402
-                               print_table, run_contenders, spread, start_cpu_run)
+                               print_table, run_contenders, speed_rows, start_cpu_run)
 
 CONTENDERS = ("ours_fp32", "ours_bf16", "hf_torch_fp32", "hf_torch_bf16")
 MODES = ("inference", "train")
@@ -131,12 +131,7 @@ def main():
 
 
 def print_results(mode, seq, args, results):
-    runs = {name: [r["seq_per_s"] for r in rs] for name, rs in results.items()}
-    speed = {name: median(values) for name, values in runs.items()}
-    rows = [{"contender": name, "seq/s": f"{speed[name]:.2f}", "min-max": spread(runs[name], 2),
-             **{f"vs {b}": f"{speed[name] / speed[b]:.2f}x" for b in BASELINES if b in speed},
-             "peak RSS MB": f"{max(r['peak_rss_mb'] for r in results[name]):.0f}"}
-            for name in speed]
+    rows = speed_rows(results, BASELINES)
     batch = next(iter(results.values()))[0]["batch"] if results else "?"
     print(f"\n{mode}, {args.preset}, seq {seq}, batch {batch}, median of {args.repeats} processes "
           f"x median of {args.steps} batches")
