@@ -537,7 +537,8 @@ n = len(ARGS["hostile"])
 answered = {}
 if n:
     if "classification" in ARGS["exports"]:
-        answered["classification"] = serve("classification")(text_a=hostile)
+        answered["classification"] = serve("classification")(text_a=hostile,
+                                                              text_b=tf.reverse(hostile, [0]))
     if "question_answering" in ARGS["exports"]:
         answered["question_answering"] = serve("question_answering")(question=hostile,
                                                                      context=tf.reverse(hostile, [0]))
