@@ -78,6 +78,8 @@ flags.DEFINE_string("id_column", None, "custom: column of the example id (defaul
 flags.DEFINE_list("label_list", None, "custom: the labels (default: those in the train file).")
 flags.DEFINE_bool("regression", False, "custom: the label is a number (squared-error loss, "
                   "Pearson and Spearman).")
+flags.DEFINE_bool("similarity", False, "custom: the two texts' order carries no meaning (as STS-B, "
+                  "MRPC, QQP); a family that encodes such pairs in both orders (GPT) does.")
 
 FLAGS = flags.FLAGS
 
@@ -86,7 +88,7 @@ def make_reader():
     if FLAGS.task_name.lower() == "custom":
         return CustomReader(FLAGS.data_dir, FLAGS.text_a_column, FLAGS.label_column,
                             FLAGS.text_b_column, FLAGS.id_column, FLAGS.label_list,
-                            FLAGS.regression, FLAGS.skip_bad_rows)
+                            FLAGS.regression, FLAGS.skip_bad_rows, FLAGS.similarity)
     return GlueReader(FLAGS.task_name, FLAGS.data_dir, FLAGS.skip_bad_rows, FLAGS.xnli_language)
 
 

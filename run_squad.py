@@ -1,4 +1,4 @@
-"""Fine-tunes BERT or XLNet for extractive question answering on SQuAD v1.1 or v2.0.
+"""Fine-tunes BERT, XLNet or OpenAI GPT for extractive question answering on SQuAD v1.1 or v2.0.
 
 The original command lines run unchanged:
 
@@ -31,9 +31,14 @@ class, `--start_n_top` x `--end_n_top` beam) starts from scratch:
 Its predictions are always the best span; `null_odds.json` holds the smallest
 answer-class logit over the windows, and `eval_results.json` answers "" where
 it exceeds `--null_score_diff_threshold` (and searches the best threshold).
-`--export_dir` writes the SQuAD SavedModel for either family (raw question and
+
+OpenAI GPT: `gpt_config.json` beside the checkpoint (or `--bert_config_file`) picks it,
+`--vocab_file` is its `encoder_bpe_40000.json` (the merges beside it); windows are
+`_start_ question _delimiter_ paragraph _classify_` (docs/tasks/question-answering.md).
+
+`--export_dir` writes the SQuAD SavedModel for any family (raw question and
 context in, answers out; `export/serving_question_answering.py`), which
-answers "" past the same threshold.
+answers "" past the same threshold as the family's predictions.
 """
 
 from absl import app, flags

@@ -127,6 +127,18 @@ def spread(values, digits=1):
     return f"{min(values):.{digits}f}-{max(values):.{digits}f}"
 
 
+def speed_rows(results, baselines):
+    """Table rows of a CPU run's workers (`seq_per_s`, `peak_rss_mb` each): the
+    median over processes, their min-max, the ratio to each baseline that ran,
+    the peak RSS."""
+    runs = {name: [r["seq_per_s"] for r in rs] for name, rs in results.items()}
+    speed = {name: median(values) for name, values in runs.items()}
+    return [{"contender": name, "seq/s": f"{speed[name]:.2f}", "min-max": spread(runs[name], 2),
+             **{f"vs {b}": f"{speed[name] / speed[b]:.2f}x" for b in baselines if b in speed},
+             "peak RSS MB": f"{max(r['peak_rss_mb'] for r in results[name]):.0f}"}
+            for name in speed]
+
+
 def host_description():
     """lscpu's model name and flags: which CPU a figure comes from (bf16 native or emulated)."""
     try:

@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from benchmarks.common import (add_cpu_isa_flag, contender_parser, median, peak_rss_mb,  # noqa: E402
-                               print_table, run_contenders, spread, start_cpu_run)
+                               print_table, run_contenders, speed_rows, start_cpu_run)
 
 CONTENDERS = ("ours_fp32", "ours_fp32_xla", "ours_fp32_no_onednn", "ours_bf16", "hf_torch_fp32",
               "hf_torch_bf16")
@@ -75,12 +75,7 @@ def main():
     passthrough = [f"--{k}={getattr(args, k)}" for k in
                    ("preset", "batch", "seq", "predictions", "steps", "warmup_steps")]
     results = run_contenders(__file__, contenders, args.repeats, passthrough)
-    runs = {name: [r["seq_per_s"] for r in rs] for name, rs in results.items()}
-    speed = {name: median(values) for name, values in runs.items()}
-    rows = [{"contender": name, "seq/s": f"{speed[name]:.2f}", "min-max": spread(runs[name], 2),
-             f"vs {BASELINE}": f"{speed[name] / speed[BASELINE]:.2f}x" if BASELINE in speed else "",
-             "peak RSS MB": f"{max(r['peak_rss_mb'] for r in results[name]):.0f}"}
-            for name in speed]
+    rows = speed_rows(results, [BASELINE])
     print(f"train step, {args.preset}, batch {args.batch}, seq {args.seq}, {args.predictions} masked "
           f"positions, median of {args.repeats} processes x median of {args.steps} steps")
     print_table(rows, ["contender", "seq/s", "min-max", f"vs {BASELINE}", "peak RSS MB"])

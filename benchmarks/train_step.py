@@ -71,11 +71,17 @@ def build(config, args, packed=False):
     """`args.mixed_precision` is a resolved one (none, bf16 or fp16), not `auto`."""
     keras.config.set_dtype_policy(PRECISIONS[args.mixed_precision])
     model = BertPretrainer(BertEncoder(config), "mlm_nsp", packed=packed)
+    return model, build_optimizer(model, args.mixed_precision)
+
+
+def build_optimizer(model, mixed_precision):
+    """The pretraining optimizer (AdamW, lr 1e-4 after 10 warm-up steps) over
+    `model`'s weights, loss-scaled for fp16."""
     optimizer = OptimizerConfig(learning_rate=1e-4, num_warmup_steps=10).build(10_000)
-    if args.mixed_precision == "fp16":
+    if mixed_precision == "fp16":
         optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
     optimizer.build(model.trainable_variables)
-    return model, optimizer
+    return optimizer
 
 
 def jax_step_runner(model, optimizer, features, loss_of_outputs, fp16=False):
@@ -125,19 +131,24 @@ def jax_step_runner(model, optimizer, features, loss_of_outputs, fp16=False):
     return run
 
 
-def tf_step_runner(model, optimizer, features, labels, args):
-    """The same step as a `tf.function`, optionally XLA-compiled."""
+def tf_step_runner(model, optimizer, features, labels, args, loss_of_outputs=None):
+    """The same step as a `tf.function`, optionally XLA-compiled; `loss_of_outputs(outputs)`
+    gives the scalar loss (default: the pretraining loss of `labels`), so any
+    Keras model trains through the same step."""
     import tensorflow as tf
 
     features = {k: tf.constant(v) for k, v in features.items()}
     labels = {k: tf.constant(v) for k, v in labels.items()}
+    if loss_of_outputs is None:
+        def loss_of_outputs(outputs):
+            return tf.reduce_mean(pretraining_loss(outputs, labels))
     variables = model.trainable_variables
     fp16 = args.mixed_precision == "fp16"
 
     @tf.function(jit_compile=args.jit_compile)
     def step():
         with tf.GradientTape() as tape:
-            loss = tf.reduce_mean(pretraining_loss(model(features, training=True), labels))
+            loss = loss_of_outputs(model(features, training=True))
             scaled = optimizer.scale_loss(loss) if fp16 else loss
         optimizer.apply(tape.gradient(scaled, variables), variables)
         return loss

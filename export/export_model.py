@@ -91,7 +91,7 @@ def _assign(model, weights):
 def _save_classification(export_dir, model, meta):
     labels = meta.label_list if meta.task == "classification" else None
     return save_classification(export_dir, model, meta.text_side(), meta.max_seq_length, labels,
-                               meta.paired)
+                               meta.paired, meta.both_orders)
 
 
 def _save_tagging(export_dir, model, meta):

@@ -11,6 +11,12 @@ Signatures (each batched; `saved_model_cli show --all` lists them):
 - `serve_ids(...)`: packed ids, the encoder inputs its family declares (BERT:
   `input_word_ids`, `input_mask`, `input_type_ids`).
 
+A similarity model of a family that encodes such pairs in both orders
+(`both_orders`: GPT on STS-B, MRPC, QQP) packs each request's pair as (A, B)
+and as (B, A), as in training: `serving_default` is then symmetric in its two
+texts, and `serve_examples` / `serve_ids` take both orders, [batch, 2,
+max_seq_length] (flattened in a `tf.Example`).
+
 Outputs: classification -> `label_ids` int32 [batch], `label_names` string
 [batch], `probabilities` float32 [batch, classes]; regression -> `score`
 float32 [batch]. Text without any token (empty, whitespace or control
@@ -22,9 +28,9 @@ in training.
 import numpy as np
 import tensorflow as tf
 
+from data.classification.features import input_shapes, record_name
 from data.text.text_side import TextPacker
 from export.serving_module import ServingModule, ids_specs, text_spec
-from data.classification.features import record_name
 WARMUP_TEXTS = (("The quick brown fox jumps over the lazy dog.", "A fox jumped."),
                 ("", "Nothing to compare."))
 
@@ -40,11 +46,13 @@ def classifier_outputs(logits, label_names):
 
 
 def save_classification(export_dir, model, text_side, max_seq_length, label_list=None,
-                        paired=False):
+                        paired=False, both_orders=False):
     """Writes the classifier SavedModel. `model` maps encoder inputs to {"logits"};
     `text_side` is its family's `TextSide`; `label_list` None means regression;
-    `paired` adds `text_b`."""
+    `paired` adds `text_b`; `both_orders` packs each pair in both orders
+    ([batch, 2, seq] inputs, as `SequenceClassifier(both_orders=True)` takes)."""
     packer = TextPacker(text_side, max_seq_length)
+    shapes = input_shapes(text_side, max_seq_length, both_orders)
     label_names = None if label_list is None else [str(label) for label in label_list]
 
     def outputs(inputs):
@@ -53,6 +61,8 @@ def save_classification(export_dir, model, text_side, max_seq_length, label_list
     if paired:
         @tf.function(input_signature=[text_spec("text_a"), text_spec("text_b")])
         def serving_default(text_a, text_b):
+            if both_orders:
+                return outputs(packer.pack_both_orders(text_a, text_b))
             return outputs(packer.pack(text_a, text_b))
     else:
         @tf.function(input_signature=[text_spec("text_a")])
@@ -63,9 +73,8 @@ def save_classification(export_dir, model, text_side, max_seq_length, label_list
     def serve_examples(examples):
         parsed = tf.io.parse_example(examples, {
             record_name(name): tf.io.FixedLenFeature(shape, tf.int64)
-            for name, shape in text_side.input_shapes(max_seq_length).items()})
-        return outputs({name: tf.cast(parsed[record_name(name)], tf.int32)
-                        for name in text_side.input_shapes(max_seq_length)})
+            for name, shape in shapes.items()})
+        return outputs({name: tf.cast(parsed[record_name(name)], tf.int32) for name in shapes})
 
     @tf.function(input_signature=[ids_specs(model)])
     def serve_ids(inputs):
@@ -74,7 +83,7 @@ def save_classification(export_dir, model, text_side, max_seq_length, label_list
     module = ServingModule(model, text_side, packer.tokenizer)
     signatures = {"serving_default": serving_default, "serve_examples": serve_examples,
                   "serve_ids": serve_ids}
-    warmup = _warmup_requests(text_side, max_seq_length, paired)
+    warmup = _warmup_requests(text_side, max_seq_length, paired, both_orders)
     return module.save(export_dir, signatures, warmup)
 
 
@@ -89,11 +98,14 @@ def example_protos(inputs):
     return np.array(protos, dtype=object)
 
 
-def _warmup_requests(text_side, max_seq_length, paired):
+def _warmup_requests(text_side, max_seq_length, paired, both_orders):
     texts_a = np.array([a for a, _ in WARMUP_TEXTS], dtype=object)
     texts_b = np.array([b for _, b in WARMUP_TEXTS], dtype=object) if paired else None
     text_inputs = {"text_a": texts_a, **({"text_b": texts_b} if paired else {})}
     ids = text_side.encode_texts(list(texts_a), None if texts_b is None else list(texts_b),
                                  max_seq_length)
+    if both_orders:
+        swapped = text_side.encode_texts(list(texts_b), list(texts_a), max_seq_length)
+        ids = {name: np.stack([ids[name], swapped[name]], axis=1) for name in ids}
     return [("serving_default", text_inputs), ("serve_examples", {"examples": example_protos(ids)}),
             ("serve_ids", ids)]

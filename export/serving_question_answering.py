@@ -11,7 +11,10 @@ search with max-context windows, the original `get_final_text`, and for v2.0
 the null answer and its threshold), XLNet's start x end beam by
 `families/xlnet/question_answering/beam.py`'s (the same span rules and
 `get_final_text`; the null odds are the smallest answer-class logit of the
-question's windows, answered "" past the threshold as scoring does).
+question's windows, answered "" past the threshold as scoring does), GPT's
+start/end logits over its own windows by BERT's rules, `get_final_text`
+searching the piece text of GPT's BPE pieces
+(`families/gpt/question_answering/graph_head.py`).
 
 Each context word is tokenized alone. For XLNet the Python features tokenize
 the whole paragraph and cut its pieces at word starts: the two differ only
@@ -54,16 +57,6 @@ _Spans = collections.namedtuple("_Spans", "keys starts ends")
 _NONE = np.int64(-1)  # offset of no answer
 
 
-def folded_words(tokenizer, texts):
-    """The original BasicTokenizer's words of each text as strings (lower-cased
-    and accent-stripped when uncased): ragged [batch, (words)]. `get_final_text`
-    searches these; `GraphTokenizer` computes them on the way to its ids."""
-    chars, words, rows = tokenizer._basic_tokenize(texts)  # pylint: disable=protected-access
-    strings = tf.strings.unicode_encode(
-        tf.RaggedTensor.from_row_starts(chars.cps, words.starts), "UTF-8")
-    return tf.RaggedTensor.from_value_rowids(strings, rows, nrows=tf.size(texts, tf.int64))
-
-
 class SquadAnswerer:
     """The graph from (question, context) strings to answers; `model` is the
     family's span labeler and `text_side` its text side, which picks the
@@ -75,7 +68,7 @@ class SquadAnswerer:
         self.text_side = text_side
         self.head = graph_head(text_side.family)
         self.tokenizer = text_side.graph_tokenizer()
-        self.basic_tokenizer = self.head.basic_tokenizer(text_side, self.tokenizer)
+        self.final_text_words = self.head.final_text_words(text_side, self.tokenizer)
 
     def __call__(self, question, context):
         options, tokenizer, head = self.options, self.tokenizer, self.head
@@ -98,14 +91,14 @@ class SquadAnswerer:
 
         # One padding entry at the end of each table keeps the gathers of null
         # candidates (whose spans are not used) in range for empty contexts.
+        folded = tf.concat([self.final_text_words(words.strings, piece_strings),
+                            tf.ragged.constant([[]], tf.string, row_splits_dtype=tf.int64)], 0)
         num_words = tf.size(words.strings, tf.int64)
         piece_strings = tf.concat([piece_strings.flat_values, [""]], 0)
         piece_words = tf.concat([piece_words, [num_words]], 0)
         word_strings = tf.concat([words.strings, [""]], 0)
         char_starts = tf.concat([words.char_starts, [0]], 0)
         char_lengths = tf.concat([words.char_lengths, [0]], 0)
-        folded = tf.concat([folded_words(self.basic_tokenizer, words.strings),
-                            tf.ragged.constant([[]], tf.string, row_splits_dtype=tf.int64)], 0)
 
         def spans(c):
             """(dedup key, context start, context end) of candidates `c`."""

@@ -72,6 +72,11 @@ class Family:
     under a task BiLSTM instead of fine-tuning it with one dense layer (None:
     fine-tuned). `tasks` are the fine-tuning
     tasks it supports; a runner refuses the others with a clear error.
+    `language_model(config)` makes what a generation SavedModel holds
+    (`export.serving_generation`): a Keras model from the encoder inputs to
+    `next_token_logits` [batch, vocab], the scores of the token after each
+    row's last real token, holding the encoder as `encoder`; None for a family
+    that does not generate left to right.
     """
 
     name: str
@@ -93,6 +98,7 @@ class Family:
     feature_based: FeatureBased = None
     command_lines: tuple = ()
     tasks: tuple = TASKS
+    language_model: object = None
 
     @property
     def config_file(self):

@@ -1,6 +1,12 @@
 """Sentence and sentence-pair classification (GLUE, XNLI, the user's data), as
 in the paper: a dense layer on the pooled [CLS] output, softmax cross-entropy
 over the labels, or a single score with squared error for regression (STS-B).
+
+A similarity task (the reader's `similarity`: STS-B, MRPC, QQP, or a custom
+pair task with `--similarity`) of a family whose text side asks for it
+(`similarity_in_both_orders`: GPT) is encoded in both orders, the pooled
+vectors summed (`modeling.task_models.SequenceClassifier(both_orders=True)`),
+in training, evaluation and the exported SavedModel.
 """
 
 import dataclasses
@@ -8,7 +14,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from data.classification.features import cached_tfrecord, parse_batch, sort_by_length
+from data.classification.features import cached_tfrecord, input_shapes, parse_batch, sort_by_length
 from modeling.encoder_interface import build_encoder
 from modeling.feature_based_models import FeatureBasedClassifier, feature_based
 from modeling.task_models import SequenceClassifier
@@ -47,7 +53,8 @@ class ClassificationTask(FineTuningTask):
     """Datasets yield features {input_word_ids, input_mask, input_type_ids}
     int32 [batch, seq] and labels {label: int32 (float32 for regression)
     [batch], example_index: int32 [batch]}; the model's `logits` are
-    [batch, num_labels] ([batch, 1] for regression).
+    [batch, num_labels] ([batch, 1] for regression). With `both_orders` each
+    input is [batch, 2, seq]: the pair as (A, B) and as (B, A).
 
     Example:
     >>> task = ClassificationTask(ClassificationConfig(
@@ -85,6 +92,13 @@ class ClassificationTask(FineTuningTask):
         return self.reader.test_splits
 
     @property
+    def both_orders(self):
+        """Whether pairs are encoded in both orders (a similarity task of a
+        family whose text side asks for it)."""
+        return (self.reader.paired and self.reader.similarity
+                and self.text_side.similarity_in_both_orders)
+
+    @property
     def num_outputs(self):
         return 1 if self.is_regression else len(self.reader.label_list)
 
@@ -104,7 +118,7 @@ class ClassificationTask(FineTuningTask):
             self._files[split] = cached_tfrecord(
                 config.cache_dir, f"{self.name}-{split}", self.split_data(split).examples,
                 self.text_side, config.vocab_file, config.do_lower_case, config.max_seq_length,
-                self.reader.label_list)
+                self.reader.label_list, self.both_orders)
         return self._files[split]
 
     def build_model(self):
@@ -115,7 +129,8 @@ class ClassificationTask(FineTuningTask):
         if feature_based(encoder):
             return FeatureBasedClassifier(encoder, self.num_outputs, dropout_rate=dropout,
                                           fine_tune_encoder=self.config.fine_tune_encoder)
-        return SequenceClassifier(encoder, self.num_outputs, dropout_rate=dropout)
+        return SequenceClassifier(encoder, self.num_outputs, dropout_rate=dropout,
+                                  both_orders=self.both_orders)
 
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training: shuffled, repeated, full batches. Otherwise one pass.
@@ -142,11 +157,9 @@ class ClassificationTask(FineTuningTask):
         grouped = self.config.group_by_length if training else self.config.trim_padding
         window = batch_size * (_BATCHES_PER_LENGTH_GROUP if grouped else 1)
         dataset = dataset.batch(window, drop_remainder=training)
-        dataset = dataset.map(
-            lambda records: parse_batch(records,
-                                        self.text_side.input_shapes(self.config.max_seq_length),
-                                        self.is_regression),
-            num_parallel_calls=tf.data.AUTOTUNE)
+        shapes = input_shapes(self.text_side, self.config.max_seq_length, self.both_orders)
+        dataset = dataset.map(lambda records: parse_batch(records, shapes, self.is_regression),
+                              num_parallel_calls=tf.data.AUTOTUNE)
         if grouped:
             dataset = dataset.map(sort_by_length).unbatch().batch(batch_size,
                                                                   drop_remainder=training)
@@ -208,4 +221,4 @@ class ClassificationTask(FineTuningTask):
         return ExportMeta("regression" if self.is_regression else "classification",
                           config.encoder_config, config.vocab_file, config.do_lower_case,
                           config.max_seq_length, self.reader.label_list, paired=self.reader.paired,
-                          task_model=self.task_model_config())
+                          both_orders=self.both_orders, task_model=self.task_model_config())

@@ -18,6 +18,9 @@ The contract (JSON object; runners write it with `write_export_meta`):
     label_list              classification: class names in logit order; ner: tag names
                             in logit order; null otherwise
     paired                  classification/regression: inputs are sentence pairs
+    both_orders             classification/regression: each pair is encoded as (A, B) and
+                            (B, A), the pooled vectors summed (GPT's similarity tasks);
+                            false when absent
     doc_stride              squad and ner: pieces between window starts (ner default 64)
     squad                   squad only: {max_query_length, n_best_size, max_answer_length,
                             version_2_with_negative, null_score_diff_threshold}
@@ -72,6 +75,7 @@ class ExportMeta:
     max_seq_length: int = 128
     label_list: tuple = None
     paired: bool = False
+    both_orders: bool = False
     doc_stride: int = None
     squad: dict = None
     task_model: dict = None
@@ -84,6 +88,8 @@ class ExportMeta:
             raise ExportMetaError(f"task {self.task!r} is not one of {TASKS}")
         if self.task in ("classification", "ner") and not self.label_list:
             raise ExportMetaError(f"task {self.task!r} needs label_list")
+        if self.both_orders and not self.paired:
+            raise ExportMetaError("both_orders needs paired inputs")
         if self.task == "squad":
             missing = [k for k in SQUAD_OPTIONS if k not in (self.squad or {})]
             if missing or self.doc_stride is None:

@@ -3,7 +3,9 @@ the head (`tasks.question_answering_heads`): BERT's as in the paper (start and
 end vectors score every token, answers read back from the logits by
 `tasks.question_answering_answers`), XLNet's as its original `run_squad.py`
 (the end conditioned on the start, an answer class for "no answer", answers
-read from a start x end beam by `families.xlnet.question_answering.beam`).
+read from a start x end beam by `families.xlnet.question_answering.beam`),
+OpenAI GPT's BERT's head over its own windows, the null answer read at
+`_classify_` (`families.gpt.question_answering`).
 
 Evaluation scores the predictions of the "predict" split with the official
 EM/F1 (`eval_results.json`); prediction writes `predictions.json`,
@@ -112,7 +114,7 @@ class QuestionAnsweringTask(FineTuningTask):
     def __init__(self, config):
         self.config = config
         self.text_side = text_side(config)
-        self.head = question_answering_head(family_of(config.encoder_config))(config)
+        self.head = question_answering_head(family_of(config.encoder_config))(config, self.text_side)
         self._splits = {}
         self._answers = (None, None)  # (raw predictions, their `SquadPredictions`)
 

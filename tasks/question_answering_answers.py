@@ -165,17 +165,20 @@ def piece_text(pieces):
     return " ".join(text.strip().split())
 
 
-def final_text_span(pred_text, orig_text, do_lower_case):
+def final_text_span(pred_text, orig_text, do_lower_case, tok_text=None):
     """Character span [start, end) of `orig_text` that `pred_text` covers: the
     original `get_final_text`, returning offsets rather than the text.
 
     `pred_text` comes from word pieces (lower-cased, accents stripped,
-    punctuation split); it is found in the basic tokenization of `orig_text`
-    and mapped back through the non-space characters both share. Whenever the
-    two cannot be aligned, the whole `orig_text` is the answer.
+    punctuation split); it is found in `tok_text`, by default the basic
+    tokenization of `orig_text` (a family whose pieces are not WordPiece's
+    gives its own), and mapped back through the non-space characters both
+    share. Whenever the two cannot be aligned, the whole `orig_text` is the
+    answer.
     """
     whole = (0, len(orig_text))
-    tok_text = " ".join(BasicTokenizer(do_lower_case=do_lower_case).tokenize(orig_text))
+    if tok_text is None:
+        tok_text = " ".join(BasicTokenizer(do_lower_case=do_lower_case).tokenize(orig_text))
     start = tok_text.find(pred_text)
     if start == -1 or not pred_text:
         return whole
@@ -202,16 +205,18 @@ def _strip_spaces(text):
     return "".join(text[i] for i in kept), kept
 
 
-def span_texts(example, first_word, last_word, pred_text, do_lower_case):
+def span_texts(example, first_word, last_word, pred_text, do_lower_case, word_text=None):
     """(original text, context text) of a predicted span of context words.
 
     The original text joins the words with single spaces and is cut by
-    `get_final_text`; the context text is the same characters cut from the
-    context, whitespace as it is there.
+    `get_final_text`, which searches `pred_text` in `word_text(word)` of the
+    words joined by spaces (default: BERT's basic tokenization); the context
+    text is the same characters cut from the context, whitespace as it is there.
     """
     words = example.doc_tokens[first_word:last_word + 1]
     orig_text = " ".join(words)
-    start, end = final_text_span(pred_text, orig_text, do_lower_case)
+    tok_text = None if word_text is None else " ".join(word_text(word) for word in words)
+    start, end = final_text_span(pred_text, orig_text, do_lower_case, tok_text)
     to_context = []
     for w, word in enumerate(words):
         if w:
@@ -223,11 +228,13 @@ def span_texts(example, first_word, last_word, pred_text, do_lower_case):
     return orig_text[start:end], example.context[to_context[start]:to_context[end - 1] + 1]
 
 
-def predict_example(example, features, windows, config):
+def predict_example(example, features, windows, config, piece_text=piece_text, word_text=None):
     """(prediction text, n-best entries, null odds or None) of one example.
 
     `features` are its `SquadFeature` windows and `windows` their
-    (start_logits, end_logits), in the same order.
+    (start_logits, end_logits), in the same order. `piece_text(pieces)` reads
+    a span's pieces as text and `word_text(word)` a context word as the text
+    `get_final_text` searches (`span_texts`): WordPiece's by default.
     """
     candidates = []
     for index, (feature, (start_logits, end_logits)) in enumerate(zip(features, windows)):
@@ -246,7 +253,7 @@ def predict_example(example, features, windows, config):
             example, feature.token_to_orig_map[candidate.start_index],
             feature.token_to_orig_map[candidate.end_index],
             piece_text(feature.tokens[candidate.start_index:candidate.end_index + 1]),
-            config.do_lower_case)
+            config.do_lower_case, word_text)
         context_texts[candidate] = context_text
         return orig_text
 

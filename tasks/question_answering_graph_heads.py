@@ -2,8 +2,8 @@
 graph, as `tasks/question_answering_heads.py` does in Python: the window
 layout, what the windows feed the model beside the encoder inputs, the
 candidate spans and null answer its outputs give, the text of a span's pieces
-(which `get_final_text` then finds in the words) and the choice among the
-n-best entries. A family's record names its reader
+(which `get_final_text` then finds in the words' own text, `final_text_words`)
+and the choice among the n-best entries. A family's record names its reader
 (`question_answering.graph_head`); `graph_head` picks it, BERT's start/end
 reader where the record names none.
 """
@@ -52,11 +52,25 @@ class StartEndReader:
         return text, tf.zeros_like(text, tf.bool)
 
     @staticmethod
-    def basic_tokenizer(text_side, tokenizer):
-        """The basic tokenizer `get_final_text` searches: WordPiece's own."""
-        return tokenizer
+    def final_text_words(text_side, tokenizer):
+        """`words(word strings [n], their piece strings [n, (pieces)])` ->
+        string [n, (tokens)]: what `get_final_text` searches a span's text in,
+        each context word's tokens joined by spaces. WordPiece's basic
+        tokenization of each word (its own tokenizer's first step)."""
+        return lambda words, pieces: folded_words(tokenizer, words)
 
     choose = staticmethod(answers.choose_answers)
+
+
+def folded_words(tokenizer, texts):
+    """The original BasicTokenizer's words of each text as strings (lower-cased
+    and accent-stripped when uncased): ragged [batch, (words)]. `get_final_text`
+    searches these; a `data.text.graph_tokenizer.GraphTokenizer` computes them
+    on the way to its ids."""
+    chars, words, rows = tokenizer._basic_tokenize(texts)  # pylint: disable=protected-access
+    strings = tf.strings.unicode_encode(
+        tf.RaggedTensor.from_row_starts(chars.cps, words.starts), "UTF-8")
+    return tf.RaggedTensor.from_value_rowids(strings, rows, nrows=tf.size(texts, tf.int64))
 
 
 def graph_head(family):

@@ -14,7 +14,7 @@ from families import registry
 from modeling.encoder_interface import build_encoder
 from modeling.feature_based_models import FeatureBasedSpanLabeler, feature_based
 from modeling.task_models import SpanLabeler
-from tasks.question_answering_answers import postprocess
+from tasks.question_answering_answers import postprocess, predict_example
 
 OFFICIAL_NA_PROB_THRESH = 1.0  # the official v2.0 script's default
 
@@ -35,8 +35,9 @@ class StartEndHead:
     per_position_outputs = ("start_logits", "end_logits")  # padded back
     position_inputs = position_outputs = ()  # positions in the window, moved with the cut
 
-    def __init__(self, config):
+    def __init__(self, config, text_side=None):
         self.config = config
+        self.text_side = text_side
         self.na_prob_thresh = OFFICIAL_NA_PROB_THRESH
 
     def build_model(self):
@@ -66,10 +67,16 @@ class StartEndHead:
         results = {int(uid): (start, end) for uid, start, end in zip(
             raw["unique_ids"], np.asarray(raw["start_logits"], np.float32).tolist(),
             np.asarray(raw["end_logits"], np.float32).tolist())}
-        return postprocess(examples, features, results, postprocess_config)
+        return postprocess(examples, features, results, postprocess_config, self.predictor(examples))
+
+    def predictor(self, examples):
+        """How one example's windows are read (`postprocess`'s `predict`): the
+        original's rules over WordPiece's pieces."""
+        return predict_example
 
 
 def question_answering_head(family):
-    """The head class of `family`: its record's, else `StartEndHead`."""
+    """The head class of `family`: its record's, else `StartEndHead`; a head is
+    made as `head(config, text_side)` (the task's config and text side)."""
     parts = registry.family(family).question_answering
     return parts.head if parts else StartEndHead

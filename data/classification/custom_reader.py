@@ -88,11 +88,14 @@ class CustomReader:
     test_splits = ("test",)
 
     def __init__(self, data_dir, text_a_column, label_column="label", text_b_column=None,
-                 id_column=None, label_list=None, regression=False, skip_bad_rows=False):
+                 id_column=None, label_list=None, regression=False, skip_bad_rows=False,
+                 similarity=False):
         if not text_a_column:
             raise ValueError("the custom task needs text_a_column (the name of the text column)")
         if regression and label_list:
             raise ValueError("label_list is for classification; a regression label is a number")
+        if similarity and not text_b_column:
+            raise ValueError("similarity compares two texts: it needs text_b_column")
         self.data_dir = data_dir
         self.text_a_column = text_a_column
         self.text_b_column = text_b_column or None
@@ -100,6 +103,7 @@ class CustomReader:
         self.id_column = id_column or None
         self.is_regression = regression
         self.skip_bad_rows = skip_bad_rows
+        self.similarity = similarity  # the pair's order carries no meaning (see GlueReader.similarity)
         self._label_list = tuple(label_list) if label_list else None
 
     @property

@@ -51,6 +51,7 @@ class GlueTask:
     splits: dict  # split name -> TsvLayout
     label_aliases: dict = dataclasses.field(default_factory=dict)
     label_range: tuple = None  # (low, high) of a regression score
+    similarity: bool = False  # the pair's order carries no meaning (GPT's paper: STS-B, MRPC, QQP)
 
     @property
     def is_regression(self):
@@ -90,9 +91,9 @@ def _xnli_splits():
 GLUE_TASKS = {task.name: task for task in (
     GlueTask("cola", BINARY, _standard(3, None, 1, test_a=1, header=False)),
     GlueTask("sst-2", BINARY, _standard(0, None, 1, test_a=1)),
-    GlueTask("mrpc", BINARY, _standard(3, 4, 0)),
-    GlueTask("qqp", BINARY, _standard(3, 4, 5, test_a=1, test_b=2, index=0)),
-    GlueTask("sts-b", None, _standard(7, 8, 9, index=0), label_range=(0.0, 5.0)),
+    GlueTask("mrpc", BINARY, _standard(3, 4, 0), similarity=True),
+    GlueTask("qqp", BINARY, _standard(3, 4, 5, test_a=1, test_b=2, index=0), similarity=True),
+    GlueTask("sts-b", None, _standard(7, 8, 9, index=0), label_range=(0.0, 5.0), similarity=True),
     GlueTask("mnli", NLI, _mnli_splits()),
     GlueTask("qnli", ENTAILMENT, _standard(1, 2, 3, index=0)),
     GlueTask("rte", ENTAILMENT, _standard(1, 2, 3, index=0)),
@@ -160,6 +161,13 @@ class GlueReader:
     def paired(self):
         """Whether examples are sentence pairs (text_b present)."""
         return self.task.splits["train"].text_b is not None
+
+    @property
+    def similarity(self):
+        """Whether the task compares two texts whose order carries no meaning
+        (paraphrase, semantic similarity): a family whose text side encodes such
+        pairs in both orders does so (`TextSide.similarity_in_both_orders`)."""
+        return self.task.similarity
 
     @property
     def eval_splits(self):

@@ -10,7 +10,10 @@ the answer is not inside the window or the question has none (v2.0).
 
 The family picks the layout (`window_layout`: its record's, else BERT's): BERT's
 `[CLS] question [SEP] paragraph [SEP]` padded on the right, the null answer at
-[CLS] (position 0); XLNet's `paragraph <sep> question <sep> <cls>` as its
+[CLS] (position 0); GPT's `_start_ question _delimiter_ paragraph _classify_`
+(`families.gpt.question_answering.windows`), the question first so that
+its left-to-right encoder reads the paragraph in the light of the question;
+XLNet's `paragraph <sep> question <sep> <cls>` as its
 original (the paragraph first: in pretraining the second segment is the
 shorter), padded on the left as our XLNet text side packs, so `<cls>` is
 last; relative attention makes the outputs of real tokens independent of where
@@ -126,6 +129,12 @@ class QuestionFirst:
     """BERT: `[CLS] question [SEP] paragraph [SEP]`, padded on the right."""
 
     @staticmethod
+    def tokenizer(text):
+        """What splits questions, answers and words into pieces (`tokenize`):
+        the text side's own tokenizer."""
+        return text.tokenizer
+
+    @staticmethod
     def word_pieces(tokenizer, example):
         """Each of `doc_tokens` tokenized alone, as the original."""
         return [tokenizer.tokenize(word) for word in example.doc_tokens]
@@ -189,7 +198,7 @@ def convert_examples_to_features(examples, text, max_seq_length, doc_stride,
     check_lengths(max_seq_length, max_query_length, doc_stride)
     text = as_text_side(text)
     layout = window_layout(text.family)
-    tokenizer = text.tokenizer
+    tokenizer = layout.tokenizer(text)
     context_pieces = _ContextPieces(tokenizer, layout)
     features, unique_id = [], first_unique_id
     for example_index, example in enumerate(examples):

@@ -32,6 +32,11 @@ class TextSide(abc.ABC):
     padding_side = "right"  # or "left": where packing puts the padding
     ids_input = "input_word_ids"  # the packed input holding the tokens `to_tokens` names
     do_lower_case_default = True  # what the family's original runners do unless told
+    # Whether a pair whose order carries no meaning (a similarity task) is
+    # encoded in both orders, each alone, and the two pooled vectors summed
+    # before the classifier: GPT's input transformation for similarity (a
+    # left-to-right encoder reads the second text in the light of the first only).
+    similarity_in_both_orders = False
 
     def __init__(self, model_file, do_lower_case):
         self.model_file = model_file
@@ -135,6 +140,12 @@ class TextSide(abc.ABC):
         word-level tasks align), and whose `resources` a SavedModel calling it
         must hold."""
 
+    def graph_detokenize(self, ids):
+        """Ragged int32 ids [batch, (ids)] -> string [batch], the text they
+        spell, in the graph (what a generation SavedModel answers). A family
+        whose pieces do not keep their spacing has none."""
+        raise NotImplementedError(f"the {self.family} text side does not turn ids back into text")
+
     @abc.abstractmethod
     def pack_graph(self, segments, seq_length):
         """Ragged id segments (one or two) -> dict of int32 [batch, seq_length]
@@ -204,3 +215,10 @@ class TextPacker:
     def pack(self, *texts):
         """One string tensor [batch] per segment -> dict of int32 [batch, seq_length]."""
         return self.text.pack_graph([self.tokenizer.tokenize(t) for t in texts], self.seq_length)
+
+    def pack_both_orders(self, text_a, text_b):
+        """A pair as (A, B) and as (B, A), each text tokenized once: dict of
+        int32 [batch, 2, seq_length] (`TextSide.similarity_in_both_orders`)."""
+        a, b = self.tokenizer.tokenize(text_a), self.tokenizer.tokenize(text_b)
+        orders = [self.text.pack_graph(pair, self.seq_length) for pair in ([a, b], [b, a])]
+        return {name: tf.stack([order[name] for order in orders], axis=1) for name in orders[0]}

@@ -9,7 +9,7 @@ from data.question_answering import features
 from data.text.graph_tokenizer import GraphTokenizer
 from data.text.vocab import SPECIAL_TOKENS, Vocab
 from families.elmo.characters import word_char_ids
-from tasks.question_answering_graph_heads import StartEndReader
+from tasks.question_answering_graph_heads import StartEndReader, folded_words
 
 
 class QuestionFirst(features.QuestionFirst):
@@ -34,7 +34,8 @@ class WordReader(StartEndReader):
         return tokenizer.tokenize_words(words)
 
     @staticmethod
-    def basic_tokenizer(text_side, tokenizer):
-        """`get_final_text` searches BERT's basic tokenization in Python too
-        (cased): a WordPiece tokenizer without word pieces."""
-        return GraphTokenizer(Vocab(SPECIAL_TOKENS, "<special tokens>"), text_side.do_lower_case)
+    def final_text_words(text_side, tokenizer):
+        """`get_final_text` searches BERT's basic tokenization of each word, as
+        in Python (cased): a WordPiece tokenizer without word pieces."""
+        basic = GraphTokenizer(Vocab(SPECIAL_TOKENS, "<special tokens>"), text_side.do_lower_case)
+        return lambda words, pieces: folded_words(basic, words)

@@ -1,10 +1,14 @@
 """OpenAI GPT (Radford et al. 2018) in the family registry."""
 
-from families.family import Family
+from families.family import Family, QuestionAnswering
 from families.gpt.checkpoints import convert
 from families.gpt.checkpoints.formats import FORMATS, foreign_config
 from families.gpt.config import GPTConfig
 from families.gpt.encoder import GPTEncoder
+from families.gpt.next_token import GPTNextToken
+from families.gpt.question_answering.graph_head import BytePairReader
+from families.gpt.question_answering.head import BytePairSpanHead
+from families.gpt.question_answering.windows import QuestionThenParagraph
 from families.gpt.text_side import GPTText
 
 FAMILY = Family(
@@ -12,7 +16,6 @@ FAMILY = Family(
     tiny_preset="gpt_tiny", checkpoint_formats=FORMATS, foreign_config=foreign_config,
     convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
     pretraining="families.gpt.pretraining.run",
-    command_lines=("build_bpe_vocab.py", "create_gpt_pretraining_data.py"),
-    # SQuAD's Python windows read WordPiece's `vocab.ids` and its SavedModel
-    # BERT's in-graph word splitting; GPT's BPE does not plug into them yet.
-    tasks=("classification", "tagging", "multiple_choice", "feature_extraction"))
+    command_lines=("build_bpe_vocab.py", "create_gpt_pretraining_data.py"), language_model=GPTNextToken,
+    question_answering=QuestionAnswering(
+        windows=QuestionThenParagraph, head=BytePairSpanHead, graph_head=BytePairReader))

@@ -19,6 +19,7 @@ from data.text.graph_segments import SpecialIds
 from data.text.text_side import TextSide
 from families.gpt.bpe import SPECIAL_TOKENS, UNK_ID
 from families.gpt.graph_tokenizer import GraphGPTTokenizer
+from families.gpt.piece_text import graph_piece_text
 from families.gpt.text_packing import pack_ids, pack_segments
 from families.gpt.tokenizer import GPTTokenizer, merges_file_beside
 
@@ -37,6 +38,7 @@ class GPTText(TextSide):
     model_file_names = ("encoder_bpe_40000.json", "vocab_40000.bpe")  # the merges beside the encoder
     padding_side = "right"
     do_lower_case_default = True  # the original lower-cases always
+    similarity_in_both_orders = True  # the paper's similarity transformation (STS-B, MRPC, QQP)
 
     def __init__(self, tokenizer, graph_equivalent=True):
         # `do_lower_case` is always true: the BPE vocabulary has no capitals,
@@ -123,3 +125,9 @@ class GPTText(TextSide):
 
     def pack_graph(self, segments, seq_length):
         return pack_segments(segments, seq_length, self.specials, PAD_ID)
+
+    def graph_detokenize(self, ids):
+        """The pieces' text (`families.gpt.piece_text`): lower-cased words, one
+        space between them, as Hugging Face's tokenizer decodes."""
+        table = tf.constant(self.to_tokens(range(self.special_ids.vocab_size)))
+        return graph_piece_text(tf.gather(table, ids))

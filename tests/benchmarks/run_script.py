@@ -21,3 +21,16 @@ def table_rows(stdout, contenders):
     """{contender: the cells of its row} of the printed table."""
     rows = [line.split() for line in stdout.splitlines()]
     return {row[0]: row for row in rows if row and row[0] in contenders}
+
+
+def compare_with_hugging_face(tmp_path, name, *flags):
+    """stdout of a CPU benchmark's one-step run of ours_fp32 against hf_torch_fp32, its host lines and
+    both rows checked: ours' speed is a number and HF's ratio to itself is 1.00x."""
+    stdout = run_benchmark(tmp_path, name, *flags, "--steps=1", "--warmup_steps=1", "--repeats=1",
+                           "--contenders=ours_fp32,hf_torch_fp32")
+    assert "Model name" in stdout and "Flags" in stdout, stdout
+    rows = table_rows(stdout, ("ours_fp32", "hf_torch_fp32"))
+    assert set(rows) == {"ours_fp32", "hf_torch_fp32"}, stdout
+    assert float(rows["ours_fp32"][1]) > 0 and rows["hf_torch_fp32"][3] == "1.00x", stdout
+    assert rows["ours_fp32"][3].endswith("x"), stdout
+    return stdout

@@ -4,7 +4,7 @@ import pytest
 
 from benchmarks.common import cpu_default_contenders
 from tasks import precision
-from tests.benchmarks.run_script import run_benchmark, table_rows
+from tests.benchmarks.run_script import compare_with_hugging_face
 
 CONTENDERS = ("ours_fp32", "ours_bf16", "hf_torch_fp32", "hf_torch_bf16_weights")
 
@@ -24,11 +24,5 @@ def test_an_avx2_cap_leaves_the_bf16_contenders_out_on_any_host(monkeypatch):
 
 
 def test_cpu_train_step_compares_ours_with_hugging_face(tmp_path):
-    stdout = run_benchmark(
-        tmp_path, "cpu_train_step.py", "--preset=bert_tiny_uncased", "--batch=2", "--seq=16",
-        "--predictions=3", "--steps=1", "--warmup_steps=1", "--repeats=1",
-        "--contenders=ours_fp32,hf_torch_fp32")
-    assert "Model name" in stdout and "Flags" in stdout, stdout
-    rows = table_rows(stdout, ("ours_fp32", "hf_torch_fp32"))
-    assert set(rows) == {"ours_fp32", "hf_torch_fp32"}, stdout
-    assert float(rows["ours_fp32"][1]) > 0 and rows["hf_torch_fp32"][3] == "1.00x"
+    compare_with_hugging_face(tmp_path, "cpu_train_step.py", "--preset=bert_tiny_uncased", "--batch=2",
+                              "--seq=16", "--predictions=3")

@@ -48,11 +48,15 @@ HUB_SEQ_LENGTH = 32
 BATCH_A = ["The red dog barks at night.", "A cat.", "Every cow eats grass in the morning " * 3]
 BATCH_B = ["My dog likes bones.", "", "so it moos."]
 FEATURE_LINES = ["The red dog barks at night. ||| Every dog eats bones.", "A cat meows.", ""]
-# Dev (= test) sentences of the classification run: 5 examples, so that no
-# proper subset of them has the accuracy of all five unless that is 0 or 1.
-HOUSES = [("The red house has two doors.", "yes"), ("The old house has no doors.", "no"),
-          ("A tall house.", "no"), ("Red doors!", "yes"), ("The house is red.", "yes")]
-TRAIN_HOUSES = HOUSES + [("An old door.", "no"), ("Green rooms.", "no"), ("red", "yes")]
+# Dev (= test) pairs of the classification run, a similarity task (the pair's
+# order carries no meaning: GPT reads it in both orders): 5 examples, so that
+# no proper subset of them has the accuracy of all five unless that is 0 or 1.
+HOUSES = [("The red house has two doors.", "It is red.", "yes"),
+          ("The old house has no doors.", "An old house.", "no"),
+          ("A tall house.", "It is tall.", "no"), ("Red doors!", "Doors.", "yes"),
+          ("The house is red.", "A red house.", "yes")]
+TRAIN_HOUSES = HOUSES + [("An old door.", "Old.", "no"), ("Green rooms.", "Rooms.", "no"),
+                         ("red", "red", "yes")]
 SERVED = ("classification", "question_answering", "tagging", "multiple_choice")
 
 
@@ -283,7 +287,7 @@ def test_python_ids_equal_graph_ids(family, vocabulary, do_lower_case):
 # 6. The fine-tuning tasks through their runners, and the exports.
 
 def write_tsv(path, rows):
-    lines = ["sentence\tlabel"] + [f"{text}\t{label}" for text, label in rows]
+    lines = ["sentence\tother\tlabel"] + [f"{a}\t{b}\t{label}" for a, b, label in rows]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -322,6 +326,7 @@ def command_line(workspace, task):
     if task == "classification":
         return "run_classifier.py", out + [
             "--task_name=custom", f"--data_dir={workspace['houses']}", "--text_a_column=sentence",
+            "--text_b_column=other", "--similarity",
             "--max_seq_length=24", "--train_batch_size=4", "--eval_batch_size=2",
             "--predict_batch_size=2"]
     if task == "question_answering":
@@ -347,15 +352,21 @@ def command_line(workspace, task):
 @pytest.fixture(scope="module")
 def runs(workspace, family):
     """`runs(task)`: the output location of the task's command line, after it
-    ran; every declared task's command line and `python -m export.export_hub`
-    ("hub", from the saved random encoder) start at the first call, two at a
-    time (one per core of a small machine), each once per family."""
+    ran; every declared task's command line, `python -m export.export_hub`
+    ("hub", from the saved random encoder) and, for a family with a language
+    model, `python -m export.export_generation` ("generation") start at the
+    first call, two at a time (one per core of a small machine), each once per
+    family."""
     tmp = workspace["tmp"]
     commands = {task: [os.path.join(ROOT, script), *workspace["model"], *argv]
                 for task in family.tasks for script, argv in [command_line(workspace, task)]}
     commands["hub"] = ["-m", "export.export_hub", *workspace["model"],
                        f"--init_checkpoint={workspace['checkpoint']}",
                        f"--export_dir={tmp / 'hub'}", f"--seq_length={HUB_SEQ_LENGTH}"]
+    if family.language_model:
+        commands["generation"] = ["-m", "export.export_generation", *workspace["model"],
+                                  f"--init_checkpoint={workspace['checkpoint']}",
+                                  f"--export_dir={tmp / 'generation' / '1'}"]
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=2)
     futures = {}
 
@@ -386,7 +397,7 @@ def check_classification(tmp, text_side, hidden_size):
     assert len(rows) == len(HOUSES) == len({index for index, _ in rows})  # file order
     predicted = [label for _, label in rows]
     assert results["eval_accuracy"] == pytest.approx(
-        np.mean([p == label for p, (_, label) in zip(predicted, HOUSES)]), abs=1e-6)
+        np.mean([p == label for p, (_, _, label) in zip(predicted, HOUSES)]), abs=1e-6)
     assert math.isfinite(results["eval_loss"]) and results["eval_loss"] > 0
 
 
@@ -465,7 +476,10 @@ def test_each_task_runs_from_its_command_line(family, runs, task, text_side, enc
     CHECKS[task](tmp, text_side, encoder.output["sequence_output"].shape[-1])
     if task in SERVED:
         assert (tmp / f"{task}_serving" / "1" / "saved_model.pb").is_file()
-        assert read_json(tmp / task / "export_meta.json")["encoder_family"] == family.name
+        meta = read_json(tmp / task / "export_meta.json")
+        assert meta["encoder_family"] == family.name
+        if task == "classification":
+            assert meta["both_orders"] == text_side.similarity_in_both_orders
 
 
 _SERVE = """
@@ -474,6 +488,7 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401  (the graph tokenizers' ops)
 
 texts = tf.constant(["The red house has two doors.", ""])
+others = tf.constant(["A house with doors.", "Nothing at all."])
 shapes = {}
 
 def put(name, outputs):
@@ -484,7 +499,10 @@ def serve(task):
     return tf.saved_model.load(ARGS["exports"][task]).signatures["serving_default"]
 
 if "classification" in ARGS["exports"]:
-    put("classification", serve("classification")(text_a=texts))
+    put("classification", serve("classification")(text_a=texts, text_b=others))
+    shapes["classification_in_both_orders"] = [
+        serve("classification")(text_a=a, text_b=b)["probabilities"].numpy().tolist()
+        for a, b in ((texts, others), (others, texts))]
 if "question_answering" in ARGS["exports"]:
     put("question_answering", serve("question_answering")(
         question=tf.constant(["How many doors?", ""]), context=texts))
@@ -493,6 +511,20 @@ if "tagging" in ARGS["exports"]:
 if "multiple_choice" in ARGS["exports"]:
     put("multiple_choice", serve("multiple_choice")(
         context=texts, endings=tf.constant([["It opens.", "It sings.", "", "No."]] * 2)))
+if ARGS["generation"]:
+    generate = tf.saved_model.load(ARGS["generation"]).signatures["serving_default"]
+    prompts = tf.constant(["The red house has two doors.".encode(), b"", ("\U0001F44D" * 10000).encode(),
+                           ("word " * 300).encode(), b"\\xff\\xfe doors \\xc3"])
+
+    def generated(top_k, seed):
+        outputs = generate(prompt=prompts, max_new_tokens=tf.constant(5), top_k=tf.constant(top_k),
+                           seed=tf.constant(seed))
+        return {k: [x.decode("utf-8") if isinstance(x, bytes) else x for x in v.numpy().tolist()]
+                for k, v in outputs.items()}
+
+    shapes["generation"] = {"greedy": generated(1, 0), "greedy_other_seed": generated(1, 7),
+                            "seed_1": generated(20, 1), "seed_1_again": generated(20, 1),
+                            "seed_2": generated(20, 2)}
 pre = tf.saved_model.load(ARGS["hub"] + "/preprocessor")
 enc = tf.saved_model.load(ARGS["hub"] + "/encoder")
 packed = pre(texts)
@@ -505,7 +537,8 @@ n = len(ARGS["hostile"])
 answered = {}
 if n:
     if "classification" in ARGS["exports"]:
-        answered["classification"] = serve("classification")(text_a=hostile)
+        answered["classification"] = serve("classification")(text_a=hostile,
+                                                              text_b=tf.reverse(hostile, [0]))
     if "question_answering" in ARGS["exports"]:
         answered["question_answering"] = serve("question_answering")(question=hostile,
                                                                      context=tf.reverse(hostile, [0]))
@@ -527,15 +560,20 @@ print(json.dumps(shapes))
 
 @pytest.fixture(scope="module")
 def served(family, kit, workspace, runs):
-    """Each serving SavedModel of the family's tasks and the TF Hub pair loaded in
-    one fresh process that sees no project code: the shapes of their outputs on two
-    raw-text requests."""
+    """Each serving SavedModel of the family's tasks, the TF Hub pair and the
+    generation SavedModel (a family with a language model) loaded in one fresh
+    process that sees no project code: the shapes of their outputs on two
+    raw-text requests, the classifier's probabilities for the pair in either
+    order, what generation answers to raw and hostile prompts, and whether every
+    export answers the kit's hostile strings."""
     tmp = workspace["tmp"]
     exports = {task: str(runs(task) / f"{task}_serving" / "1") for task in SERVED
                if task in family.tasks}
     runs("hub")
+    generation = str(runs("generation") / "generation" / "1") if family.language_model else None
     hostile = [text.hex() for text in getattr(kit, "hostile_texts", list)()]
-    stdout = run_fresh(_SERVE, tmp, exports=exports, hub=str(tmp / "hub"), hostile=hostile)
+    stdout = run_fresh(_SERVE, tmp, exports=exports, hub=str(tmp / "hub"), generation=generation,
+                       hostile=hostile)
     return json.loads(stdout.strip().splitlines()[-1])
 
 
@@ -549,6 +587,12 @@ def test_task_exports_serve_raw_text_in_a_fresh_process(family, served):
     for task in SERVED:
         if task not in family.tasks:
             continue
+        if task == "classification" and family.text_side.similarity_in_both_orders:
+            # The similarity pair is read in both orders: either order is served alike,
+            # the same rows encoded at other batch positions and their pooled vectors
+            # added the other way round (float32 rounding of probabilities near 0.5).
+            ab, ba = served["classification_in_both_orders"]
+            np.testing.assert_allclose(ab, ba, rtol=0, atol=1e-6)
         if task == "tagging":
             shapes = served[task]
             assert shapes["num_entities"] == [2]
@@ -570,3 +614,23 @@ def test_the_hub_pair_loads_in_a_fresh_process(served, encoder, text_side):
         "pooled_output": [2, hidden], "default": [2, hidden],
         "sequence_output": [2, HUB_SEQ_LENGTH, hidden],
         "encoder_outputs": [layers, 2, HUB_SEQ_LENGTH, hidden]}
+
+
+def test_generation_answers_raw_and_hostile_prompts_in_a_fresh_process(family, config, served):
+    """Prompts: a sentence, "", 10,000 emoji and 300 words (both longer than the
+    context), invalid UTF-8; five new tokens at most. Greedy ignores the seed;
+    a top-k draw follows it; a row stops when it fills the context."""
+    if not family.language_model:
+        pytest.skip(f"the {family.name} family has no language model to generate with")
+    got = served["generation"]
+    context = config.max_position_embeddings
+    for name, outputs in got.items():
+        assert [len(row) for row in outputs["ids"]] == [5] * 5, name
+        for ids, count in zip(outputs["ids"], outputs["num_new_tokens"]):
+            assert all(i >= 0 for i in ids[:count]) and all(i == -1 for i in ids[count:]), name
+        assert outputs["prompt_length"][1:4] == [0, context - 1, context - 1], name
+        assert outputs["num_new_tokens"][:4] == [5, 0, 1, 1], name
+        assert outputs["text"][1] == "" and outputs["text"][0], name
+    assert got["greedy"] == got["greedy_other_seed"]
+    assert got["seed_1"] == got["seed_1_again"]
+    assert got["seed_1"]["ids"] != got["seed_2"]["ids"]

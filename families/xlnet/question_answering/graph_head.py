@@ -8,6 +8,7 @@ from data.text.graph_tokenizer import GraphTokenizer
 from data.text.vocab import SPECIAL_TOKENS, Vocab
 from families.xlnet.question_answering import graph_beam as beam
 from tasks import question_answering_graph_answers as answers
+from tasks.question_answering_graph_heads import folded_words
 
 
 class BeamReader:
@@ -46,9 +47,10 @@ class BeamReader:
         return text, tf.equal(text, "")
 
     @staticmethod
-    def basic_tokenizer(text_side, tokenizer):
+    def final_text_words(text_side, tokenizer):
         """`get_final_text` searches BERT's basic tokenization (cased as the
         text side) in Python too: a WordPiece tokenizer without word pieces."""
-        return GraphTokenizer(Vocab(SPECIAL_TOKENS, "<special tokens>"), text_side.do_lower_case)
+        basic = GraphTokenizer(Vocab(SPECIAL_TOKENS, "<special tokens>"), text_side.do_lower_case)
+        return lambda words, pieces: folded_words(basic, words)
 
     choose = staticmethod(beam.choose_beam_answers)

@@ -25,7 +25,8 @@ class BeamHead:
     position_inputs = ("cls_index",)
     position_outputs = ("start_top_index", "end_top_index")
 
-    def __init__(self, config):
+    def __init__(self, config, text_side=None):
+        del text_side  # the beam's answers read the windows' own pieces
         self.config = config
         self.na_prob_thresh = config.null_score_diff_threshold
 

@@ -8,6 +8,10 @@ class ParagraphFirst:
     """XLNet: `paragraph <sep> question <sep> <cls>`, padded on the left."""
 
     @staticmethod
+    def tokenizer(text):
+        return text.tokenizer
+
+    @staticmethod
     def word_pieces(tokenizer, example):
         """The paragraph's pieces, as the original tokenizes it, cut into the
         `doc_tokens` words at each word-start piece. SentencePiece pieces never
