@@ -17,7 +17,7 @@
    both on 1,000 dev sentences from other held-out modules (ELMo: feature-based,
    the biLM frozen under a task BiLSTM, as its paper),
 5. export the classifier SavedModel (raw text in) and the TF Hub encoder pair
-   (and the family's own TF Hub module where it has one: ELMo's),
+   (and the family's own TF Hub module where its record has one: ELMo's),
 6. load the SavedModel in a fresh process that imports only TensorFlow and
    tensorflow_text and classify a few sentences,
 then print a summary of what was built, where, the metrics and the timings.
@@ -115,14 +115,11 @@ def main():
 
     scores = {arm: read_key_values(os.path.join(paths[arm], "eval_results.txt"))["eval_accuracy"]
               for arm in ("classifier", "scratch")}
-    record = registry.family(args.family)
-    hub_module = [(f"hub/{record.name}", f"the TF Hub {record.title} module (its published layout)")
-                  ] if record.hub_module else []
     print("\n=== summary")
     print(f"  built in {work}:")
     for name, what in [*pretrained.built, ("classifier", "classifier fine-tuned from it"),
                        ("serving", "its TF Serving SavedModel (raw text in)"),
-                       ("hub", "TF Hub preprocessor + encoder of the pretrained model"), *hub_module]:
+                       ("hub", "TF Hub preprocessor + encoder of the pretrained model")]:
         print(f"    {name + '/' if '.' not in name else name:<12} {what}")
     for line in pretrained.summary:
         print("  " + line)

@@ -75,7 +75,9 @@ def pretrain(stage, work, corpus, held_out, seed, quick):
         learning_rate=LEARNING_RATE,
         built=[("vocab.txt", f"the biLM's word vocabulary (its softmax), {vocab_size} words"),
                ("pretrain", f"pretrained character biLM (2 x LSTM {lstm['dim']}, projection "
-                            f"{lstm['projection_dim']}), checkpoint + options.json")],
+                            f"{lstm['projection_dim']}), checkpoint + options.json"),
+               # Written by the shared TF Hub export beside the pair (the record's hub_module).
+               ("hub/elmo", "the TF Hub ELMo module of the pretrained biLM (its published layout)")],
         summary=[
             f"pretraining ({num_steps} steps of {BATCH} windows of {UNROLL_STEPS} words each way): last "
             f"training batches perplexity {trained['perplexity']:.1f};",

@@ -1,7 +1,6 @@
 """The README's main job runs end to end (reduced: `--quick`) for BERT, XLNet,
 OpenAI GPT and ELMo, so it cannot silently break."""
 
-import json
 import os
 import re
 import subprocess
@@ -158,7 +157,7 @@ def test_elmo_main_job_scores_perplexity_against_a_unigram_model_and_serves(quic
                  "hub/preprocessor/saved_model.pb", "hub/encoder/saved_model.pb", "hub/elmo/saved_model.pb"):
         assert (work / name).exists(), name
     summary = result.stdout.split("=== summary", 1)[1]
-    assert re.search(r"^    hub/elmo +the TF Hub ELMo module", summary, re.MULTILINE)
+    assert re.search(r"^    hub/elmo/ +the TF Hub ELMo module", summary, re.MULTILINE)
     assert re.search(r"pretraining \(10 steps of 64 windows of 20 words each way\): last training batches "
                      r"perplexity \d+\.\d;", summary)
     held = re.search(r"scored on held-out modules: perplexity (\d+\.\d) \(forward \d+\.\d, backward "
@@ -173,9 +172,18 @@ def test_elmo_main_job_scores_perplexity_against_a_unigram_model_and_serves(quic
     assert len(re.findall(r"^\s+(original|scrambled) \((0\.\d\d|1\.00)\)", summary, re.MULTILINE)) == 3
     assert re.search(r"^  pretraining: step 10/10 .* ppl .* examples/s", result.stdout, re.MULTILINE)
     assert not NOISE.search(result.stdout + result.stderr)
-    # Feature-based: the classifier's biLM is the pretrained one, frozen (the task's weights trained).
-    meta = json.loads((work / "classifier" / "export_meta.json").read_text())
-    assert meta["encoder_family"] == "elmo"
+    # Feature-based, both arms: the classifier's biLM is the pretrained one, frozen through fine-tuning;
+    # the other arm's is a random biLM of the same options.
+    import tensorflow as tf
+    biLMs = {}
+    for arm in ("pretrain", "classifier", "scratch"):
+        reader = tf.train.load_checkpoint(str(work / arm))
+        biLMs[arm] = {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()
+                      if name.startswith("model/bilm.") and "OPTIMIZER_SLOT" not in name}
+    assert biLMs["pretrain"] and biLMs["classifier"].keys() == biLMs["pretrain"].keys() == biLMs["scratch"].keys()
+    for name, value in biLMs["pretrain"].items():
+        np.testing.assert_array_equal(biLMs["classifier"][name], value, err_msg=name)
+    assert any(not np.array_equal(biLMs["scratch"][name], value) for name, value in biLMs["pretrain"].items())
 
 
 def test_unigram_baseline_scores_add_one_frequencies_of_the_training_targets():
