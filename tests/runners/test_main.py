@@ -145,7 +145,7 @@ def test_gpt_main_jobs_pretraining_converts_to_the_release_and_to_hugging_face(q
     assert np.abs(got - want).max() <= float32_bound(config, config.n_ctx, want)
 
 
-@pytest.mark.slow  # the whole quick job: MEASURED
+@pytest.mark.slow  # the whole quick job: 195 s at load 8-11 on 2 shared cores (137 s of CPU time)
 def test_elmo_main_job_scores_perplexity_against_a_unigram_model_and_serves(quick_elmo_run):
     """Vocabulary -> records -> biLM pretraining -> held-out perplexity beside the unigram model of the
     same targets -> feature-based fine-tuning from the pretrained biLM and from a random one -> the
