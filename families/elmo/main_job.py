@@ -22,9 +22,8 @@ SEQ_LENGTH = 48  # fine-tuning and serving: words per sentence (ELMo has no posi
 UNROLL_STEPS = 20  # the original's windows
 BATCH = 64
 MIN_COUNT = 3  # words seen fewer times are <UNK> targets (about 3% of the corpus)
-# LSTM 256 with projection 64 and a 224-filter char CNN: on two cores the per-step work of the
-# recurrent loop, not its width, sets the speed, so a wider LSTM costs little; full softmax
-# (the vocabulary is a few thousand words).
+# LSTM 256 with projection 64 and a 224-filter char CNN: a pretraining of minutes on two cores;
+# full softmax (the vocabulary is a few thousand words).
 MODEL = {"lstm": {"dim": 256, "projection_dim": 64, "n_layers": 2, "cell_clip": 3, "proj_clip": 3,
                   "use_skip_connections": True},
          "char_cnn": {"activation": "relu", "embedding": {"dim": 16},
