@@ -1,20 +1,23 @@
 """The main job on built-in defaults: a whole pretraining pipeline, small, on the CPU.
 
     python main.py                  # what `bash scripts/main.sh` runs (about 5 minutes, 2 idle cores)
-    python main.py --family=xlnet   # the same job for XLNet (--family=gpt: OpenAI GPT)
+    python main.py --family=xlnet   # the same job for XLNet (--family=gpt: OpenAI GPT; elmo: ELMo)
     python main.py --quick          # a reduced run that checks the pipeline (CI)
 
 1. a corpus of real English from the installed Python's standard-library
    docstrings (a fifth of the modules held out for the labelled set),
 2. the family's vocabulary learned from it (BERT: WordPiece; XLNet:
-   SentencePiece; GPT: BPE), and pretraining TFRecords,
+   SentencePiece; GPT: BPE; ELMo: the words of its LM softmax), and pretraining TFRecords,
 3. pretrain a 2-layer model (BERT: masked LM + next sentence; XLNet: the
-   permutation LM; GPT: the left-to-right LM) and score it on the held-out modules,
+   permutation LM; GPT: the left-to-right LM; ELMo: the biLM's forward and
+   backward LMs) and score it on the held-out modules,
 4. fine-tune the same sentence classifier twice with the same budget, from the
    pretrained weights and from random initialisation, on 160 labelled sentences
    from held-out modules ("a real sentence, or its words scrambled?"), and score
-   both on 1,000 dev sentences from other held-out modules,
-5. export the classifier SavedModel (raw text in) and the TF Hub encoder pair,
+   both on 1,000 dev sentences from other held-out modules (ELMo: feature-based,
+   the biLM frozen under a task BiLSTM, as its paper),
+5. export the classifier SavedModel (raw text in) and the TF Hub encoder pair
+   (and the family's own TF Hub module where its record has one: ELMo's),
 6. load the SavedModel in a fresh process that imports only TensorFlow and
    tensorflow_text and classify a few sentences,
 then print a summary of what was built, where, the metrics and the timings.
@@ -91,8 +94,9 @@ def main():
     fine_tuning = [
         "run_classifier.py", "--task_name=custom", "--text_a_column=sentence", f"--data_dir={LABELLED_DIR}",
         *pretrained.runner_flags, "--do_train", "--do_eval", f"--max_seq_length={pretrained.seq_length}",
-        f"--train_batch_size={FINE_TUNE_BATCH}", "--eval_batch_size=100", "--learning_rate=1e-4",
-        f"--num_train_epochs={1.0 if args.quick else 10.0}", "--log_steps=10", f"--seed={args.seed}"]
+        f"--train_batch_size={FINE_TUNE_BATCH}", "--eval_batch_size=100",
+        f"--learning_rate={pretrained.learning_rate}", f"--num_train_epochs={1.0 if args.quick else 10.0}",
+        "--log_steps=10", f"--seed={args.seed}"]
     stage("fine-tuning from pretrained", [
         *fine_tuning, f"--init_checkpoint={pretrained.checkpoint}", f"--output_dir={paths['classifier']}",
         f"--export_dir={paths['serving']}"], FINE_TUNE_BATCH)

@@ -19,7 +19,7 @@ _STEP_LINE = re.compile(r"\] step (\d+): (.*)$")
 _TRAINING_FROM = re.compile(r"Training from step (\d+) to (\d+)")
 _KEY_VALUE = re.compile(r"(\w+) = ([-+0-9.eE]+|nan|inf)")
 _SHOWN = {"masked_lm_accuracy": "MLM acc", "lm_accuracy": "LM acc", "next_sentence_accuracy": "NSP acc",
-          "accuracy": "acc", "loss": "loss"}
+          "accuracy": "acc", "loss": "loss", "perplexity": "ppl"}
 HEARTBEAT_SECONDS = 10
 
 

@@ -1,6 +1,7 @@
 """The loss a unigram model reaches on a pretraining task's held-out targets
-(XLNet's predicted tokens, GPT's next tokens): the bar that pretraining has to
-clear to show it learned more than word frequencies.
+(XLNet's predicted tokens, GPT's next tokens, ELMo's next tokens both ways):
+the bar that pretraining has to clear to show it learned more than word
+frequencies.
 
 The unigram model is the target frequencies of the training records (add-one
 smoothed); it is scored on exactly the targets that `run_pretraining.py
@@ -12,6 +13,9 @@ smoothed); it is scored on exactly the targets that `run_pretraining.py
     python -m demo.unigram_baseline --model=gpt --train_file=pretraining.tfrecord \\
         --held_out_file=held_out.tfrecord --config_file=gpt_config.json \\
         --max_seq_length=64 --output_file=unigram.txt
+    python -m demo.unigram_baseline --model=elmo --train_file=pretraining.tfrecord \\
+        --held_out_file=held_out.tfrecord --config_file=pretrain/options.json --vocab_file=vocab.txt \\
+        --output_file=unigram.txt
 """
 
 import numpy as np
@@ -26,15 +30,17 @@ _BATCH = 32
 
 def define_flags():
     """Defined when run, not on import (tests import `unigram_scores` beside other flag owners)."""
-    flags.DEFINE_enum("model", "xlnet", ["xlnet", "gpt"], "Whose targets: XLNet's or GPT's.")
+    flags.DEFINE_enum("model", "xlnet", ["xlnet", "gpt", "elmo"], "Whose targets: XLNet's, GPT's or ELMo's.")
     flags.DEFINE_string("train_file", None, "Training records (the frequencies).")
     flags.DEFINE_string("held_out_file", None, "Held-out records (the targets scored).")
-    flags.DEFINE_string("config_file", None, "The model's config (xlnet_config.json, gpt_config.json): "
-                        "its vocabulary size.")
+    flags.DEFINE_string("config_file", None, "The model's config (xlnet_config.json, gpt_config.json, "
+                        "ELMo's options.json of its pretraining run): its vocabulary size (ELMo: and "
+                        "unroll_steps).")
     flags.DEFINE_integer("seq_len", 512, "XLNet: the records' seq_len.")
     flags.DEFINE_integer("reuse_len", 256, "XLNet: the records' reuse_len.")
     flags.DEFINE_integer("num_predict", 85, "XLNet: the records' num_predict.")
     flags.DEFINE_integer("max_seq_length", 512, "GPT: the records' window length.")
+    flags.DEFINE_string("vocab_file", None, "ELMo: the biLM's word vocabulary (its size is the model's).")
     flags.DEFINE_string("output_file", None, "Where `unigram_loss = ...` lines are written.")
     flags.mark_flags_as_required(["train_file", "held_out_file", "config_file", "output_file"])
 
@@ -56,6 +62,18 @@ def gpt_targets(config, path):
                            for _, labels in task.build_dataset("eval", _BATCH, training=False)])
 
 
+def elmo_targets(config, path):
+    """Every next token, forward and backward, that one evaluation pass of ELMo's biLM over `path`
+    scores (its perplexity is over both directions' targets, as many each way)."""
+    from families.elmo.pretraining import features as E
+    from families.elmo.pretraining.dataset import elmo_pretraining_dataset
+    from families.elmo.pretraining.vocabulary import LMVocabulary
+    # The task's evaluation reader (every window once, the same checks), without the character ids.
+    dataset = elmo_pretraining_dataset(path, _BATCH, config.unroll_steps, LMVocabulary.from_file(FLAGS.vocab_file))
+    return np.concatenate([np.ravel(batch[E.NEXT_TOKEN_ID + suffix].numpy())
+                           for batch in dataset for _, suffix in E.DIRECTIONS])
+
+
 def unigram_scores(train_targets, held_out_targets, vocab_size):
     """Mean cross-entropy (nats) of the add-one unigram model, and the accuracy of
     always predicting the commonest training target, on the held-out targets."""
@@ -67,7 +85,7 @@ def unigram_scores(train_targets, held_out_targets, vocab_size):
 
 def main(_):
     config = read_config_file(FLAGS.config_file)
-    targets = {"xlnet": xlnet_targets, "gpt": gpt_targets}[FLAGS.model]
+    targets = {"xlnet": xlnet_targets, "gpt": gpt_targets, "elmo": elmo_targets}[FLAGS.model]
     held_out = targets(config, FLAGS.held_out_file)
     if not len(held_out):
         raise app.UsageError(f"{FLAGS.held_out_file} has no targets")

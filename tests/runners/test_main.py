@@ -1,5 +1,5 @@
-"""The README's main job runs end to end (reduced: `--quick`) for BERT, XLNet and
-OpenAI GPT, so it cannot silently break."""
+"""The README's main job runs end to end (reduced: `--quick`) for BERT, XLNet,
+OpenAI GPT and ELMo, so it cannot silently break."""
 
 import os
 import re
@@ -40,6 +40,11 @@ def quick_xlnet_run(tmp_path_factory):
 @pytest.fixture(scope="module")
 def quick_gpt_run(tmp_path_factory):
     return run_quick(tmp_path_factory, "gpt")
+
+
+@pytest.fixture(scope="module")
+def quick_elmo_run(tmp_path_factory):
+    return run_quick(tmp_path_factory, "elmo")
 
 
 def test_main_job_builds_every_artefact(quick_run):
@@ -138,6 +143,47 @@ def test_gpt_main_jobs_pretraining_converts_to_the_release_and_to_hugging_face(q
         got = hf(torch.from_numpy(ids.astype(np.int64))).logits.numpy()
     assert got.shape == want.shape
     assert np.abs(got - want).max() <= float32_bound(config, config.n_ctx, want)
+
+
+@pytest.mark.slow  # the whole quick job: 195 s at load 8-11 on 2 shared cores (137 s of CPU time)
+def test_elmo_main_job_scores_perplexity_against_a_unigram_model_and_serves(quick_elmo_run):
+    """Vocabulary -> records -> biLM pretraining -> held-out perplexity beside the unigram model of the
+    same targets -> feature-based fine-tuning from the pretrained biLM and from a random one -> the
+    classifier served in a fresh process, the TF Hub pair and the ELMo module exported: the job's stages."""
+    work, result = quick_elmo_run
+    for name in ("vocab.txt", "options.json", "pretraining.tfrecord", "held_out.tfrecord",
+                 "pretrain/options.json", "pretrain_eval/eval_results.txt", "unigram.txt",
+                 "classifier/eval_results.txt", "scratch/eval_results.txt", "serving/saved_model.pb",
+                 "hub/preprocessor/saved_model.pb", "hub/encoder/saved_model.pb", "hub/elmo/saved_model.pb"):
+        assert (work / name).exists(), name
+    summary = result.stdout.split("=== summary", 1)[1]
+    assert re.search(r"^    hub/elmo/ +the TF Hub ELMo module", summary, re.MULTILINE)
+    assert re.search(r"pretraining \(10 steps of 64 windows of 20 words each way\): last training batches "
+                     r"perplexity \d+\.\d;", summary)
+    held = re.search(r"scored on held-out modules: perplexity (\d+\.\d) \(forward \d+\.\d, backward "
+                     r"\d+\.\d\), loss (\d+\.\d{3}) nats \(unigram model (\d+\.\d{3}) nats, perplexity "
+                     r"\d+\.\d; its commonest word 0\.\d{3}\)", summary)
+    assert held, summary
+    results = read_key_values(str(work / "pretrain_eval" / "eval_results.txt"))
+    assert float(held.group(2)) == pytest.approx(results["loss"], abs=1e-3)
+    assert float(held.group(3)) == pytest.approx(
+        read_key_values(str(work / "unigram.txt"))["unigram_loss"], abs=1e-3)
+    assert re.search(r"from pretrained [01]\.\d{3}\s+from scratch [01]\.\d{3}", summary)
+    assert len(re.findall(r"^\s+(original|scrambled) \((0\.\d\d|1\.00)\)", summary, re.MULTILINE)) == 3
+    assert re.search(r"^  pretraining: step 10/10 .* ppl .* examples/s", result.stdout, re.MULTILINE)
+    assert not NOISE.search(result.stdout + result.stderr)
+    # Feature-based, both arms: the classifier's biLM is the pretrained one, frozen through fine-tuning;
+    # the other arm's is a random biLM of the same options.
+    import tensorflow as tf
+    biLMs = {}
+    for arm in ("pretrain", "classifier", "scratch"):
+        reader = tf.train.load_checkpoint(str(work / arm))
+        biLMs[arm] = {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()
+                      if name.startswith("model/bilm.") and "OPTIMIZER_SLOT" not in name}
+    assert biLMs["pretrain"] and biLMs["classifier"].keys() == biLMs["pretrain"].keys() == biLMs["scratch"].keys()
+    for name, value in biLMs["pretrain"].items():
+        np.testing.assert_array_equal(biLMs["classifier"][name], value, err_msg=name)
+    assert any(not np.array_equal(biLMs["scratch"][name], value) for name, value in biLMs["pretrain"].items())
 
 
 def test_unigram_baseline_scores_add_one_frequencies_of_the_training_targets():
