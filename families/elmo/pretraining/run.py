@@ -76,9 +76,10 @@ def build_task():
     except (ELMoConfigError, VocabularyError) as e:
         sys.exit(f"error: {e}")
     sampled = 0 < FLAGS.n_negative_samples_batch < vocab.size
-    if sampled and FLAGS.jit_compile:
-        raise app.UsageError("--jit_compile: XLA cannot compile the sampled softmax's sampler (tf.unique in a "
-                             "loop); leave it out, or give --n_negative_samples_batch=0 (full softmax)")
+    if FLAGS.jit_compile:
+        raise app.UsageError("--jit_compile: XLA compiles neither the gradient of the biLM's LSTM loop (its "
+                             "accumulators have no static shape) nor the sampled softmax's sampler (tf.unique "
+                             "in a loop); leave it out")
     config = config.replace(
         bidirectional=True, n_tokens_vocab=vocab.size, unroll_steps=FLAGS.unroll_steps,
         batch_size=FLAGS.train_batch_size, dropout=config.hidden_dropout_prob, sample_softmax=sampled,

@@ -137,3 +137,16 @@ def test_run_pretraining_refuses_batches_its_records_were_not_written_for(setup,
     assert done.stderr.strip().splitlines()[-1] == (
         f"error: --train_batch_size=4 but {setup['records']} was written with batch_size={BATCH} "
         f"({os.path.dirname(setup['records'])}/.elmo.tfrecord.metadata.json)")
+
+
+def test_run_pretraining_refuses_xla_before_any_work(setup, tmp_path):
+    """XLA cannot compile the LSTM loop's gradient, full softmax or sampled:
+    a usage error, not a graph error after the data and model are built."""
+    done = subprocess.run(run_pretraining(
+        f"--input_file={setup['records']}", f"--output_dir={tmp_path / 'run'}", "--preset=elmo_tiny",
+        f"--vocab_file={setup['vocab']}", f"--train_batch_size={BATCH}", f"--unroll_steps={STEPS}",
+        "--n_negative_samples_batch=0", "--do_train", "--jit_compile"),
+        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "--jit_compile: XLA compiles neither the gradient of the biLM's LSTM loop" in done.stderr
+    assert not (tmp_path / "run").exists()
