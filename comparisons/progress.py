@@ -38,7 +38,8 @@ class Progress:
 
     def begin(self, unit):
         left = self.time_left()
-        note = f"about {format_seconds(left)} left" if left is not None else "time left known after calibration"
+        note = (f"about {format_seconds(left)} left" if left is not None
+                else "time left known once each kind of run has been timed")
         print(f"\n{self._place(unit)} {unit}  ({format_seconds(time.time() - self.start)} so far; {note})",
               flush=True)
 

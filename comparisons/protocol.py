@@ -31,6 +31,7 @@ from comparisons.ledger import Ledger
 from comparisons.papers import COMPARISONS
 from comparisons.systems import Shape
 from data.text.families import text_side_for, text_side_type
+from demo.pretrained import read_key_values
 from demo.progress import logged_steps, run_stage
 from families import registry
 
@@ -39,10 +40,10 @@ FEATURE_LEARNING_RATE = 1e-3  # a BiLSTM over frozen features learns at a rate o
 
 def read_results(path):
     """{key: float} of a runner's results file (`key = value` lines, or JSON)."""
+    if not path.endswith(".json"):
+        return read_key_values(path)
     with open(path, encoding="utf-8") as f:
-        if path.endswith(".json"):
-            return {k: float(v) for k, v in json.load(f).items() if isinstance(v, (int, float))}
-        return {k.strip(): float(v) for k, v in (line.split("=", 1) for line in f if "=" in line)}
+        return {k: float(v) for k, v in json.load(f).items() if isinstance(v, (int, float))}
 
 
 class Protocol:
@@ -51,7 +52,8 @@ class Protocol:
 
     Example:
     >>> with Workers(ROOT, env) as workers:
-    ...     Protocol(TIERS["tiny"], Sources(), "runs/compare", systems, TASKS, workers, ROOT, env).run()
+    ...     entries = Protocol(TIERS["tiny"], Sources(), "runs/compare", systems, TASKS, workers, ROOT, env,
+    ...                        Progress()).run()
     """
 
     def __init__(self, tier, sources, output_dir, systems, tasks, workers, root, env, progress, seed=12345):
@@ -192,7 +194,7 @@ class Protocol:
         return [*system.pretraining_flags(self.write_config(name), shape),
                 f"--input_file={self.records(system.records)}", f"--output_dir={output_dir}", "--do_train",
                 f"--train_batch_size={shape.batch}", f"--learning_rate={self.tier.learning_rate}",
-                "--mixed_precision=none", f"--seed={self.seed}"]
+                f"--seed={self.seed}"]
 
     def calibrate(self, name):
         unit, scratch = f"calibration/{name}", self.path("calibration", name)
@@ -239,8 +241,7 @@ class Protocol:
             *system.pretraining_flags(self.config_file(name), self.shape(system.family)),
             f"--input_file={self.records(system.records, held_out=True)}",
             f"--init_checkpoint={self.pretrained(name)}", f"--output_dir={output_dir}", "--do_eval",
-            f"--eval_batch_size={self.tier.batch}", f"--max_eval_steps={self.tier.held_out_batches}",
-            "--mixed_precision=none"])
+            f"--eval_batch_size={self.tier.batch}", f"--max_eval_steps={self.tier.held_out_batches}"])
         return read_results(os.path.join(output_dir, "eval_results.txt"))
 
     def pretraining_phase(self):
@@ -303,7 +304,7 @@ class Protocol:
                 f"--output_dir={output_dir}", f"--max_seq_length={self.tier.seq_length}",
                 f"--train_batch_size={self.tier.fine_tuning_batch}",
                 f"{task.eval_batch_flag}={4 * self.tier.fine_tuning_batch}",
-                f"--num_train_epochs={size.epochs}", f"--seed={self.seed + run.seed}", "--mixed_precision=none",
+                f"--num_train_epochs={size.epochs}", f"--seed={self.seed + run.seed}",
                 "--keep_checkpoint_max=1", "--save_checkpoints_steps=1000000"]
         learning_rate = size.learning_rate
         if system.weights_of:

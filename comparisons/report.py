@@ -57,7 +57,7 @@ def _setup(results, systems):
         f"- Model: {_size(t['size'])}; smaller model (Table 6): {_size(t['small_size'])}; sequences of {t['seq_length']} tokens, "
         f"{t['predictions']} predicted per sequence by the masked and permutation LMs (a left-to-right LM "
         f"predicts all {t['seq_length']}), batch {t['batch']}, peak learning rate {t['learning_rate']}, "
-        "float32.",
+        "the runners' precision `auto` (bf16 where the CPU computes it natively, else float32).",
         f"- Budget: {_flops(budget['flops'])} training FLOPs per system (the reference's {t['reference_steps']} "
         f"steps{scaled}); "
         f"checkpoints every {budget['interval']} steps; the equal-steps view at step {budget['equal_steps']}.",
