@@ -181,11 +181,14 @@ class Protocol:
 
     # --- 2-4. Pretraining ---------------------------------------------------------------
 
-    def write_config(self, name):
-        system = self.systems[name]
+    def config(self, system):
+        """`system`'s encoder config at its size of the tier."""
         size = self.tier.small_size if system.size == "small" else self.tier.size
+        return system.config(size, self.shape(system.family))
+
+    def write_config(self, name):
         path = self.config_file(name)
-        system.config(size, self.shape(system.family)).to_json_file(path)
+        self.config(self.systems[name]).to_json_file(path)
         return path
 
     def pretraining_argv(self, name, output_dir):
@@ -208,14 +211,13 @@ class Protocol:
 
     def plan_budget(self):
         pretrained = [s for s in self.systems.values() if s.pretrains]
-        flops = {s.name: s.flops(s.config(self.tier.small_size if s.size == "small" else self.tier.size,
-                                          self.shape(s.family)), self.shape(s.family)) for s in pretrained}
+        flops = {s.name: s.flops(self.config(s), self.shape(s.family)) for s in pretrained}
         seconds = None
         if self.tier.calibration_steps:
             seconds = {s.name: self.ledger.get(f"calibration/{s.name}")["result"]["seconds_per_step"]
                        for s in pretrained}
-        return budgets.plan_budget(pretrained, flops, self.tier.reference, self.tier.reference_steps, self.tier.checkpoints,
-                                   seconds, self.tier.pretraining_seconds).to_json()
+        return budgets.plan_budget(pretrained, flops, self.tier.reference, self.tier.reference_steps,
+                                   self.tier.checkpoints, seconds, self.tier.pretraining_seconds).to_json()
 
     def pretrain(self, name):
         steps = self.budget.steps[name]
@@ -313,7 +315,7 @@ class Protocol:
                 checkpoint = os.path.join(checkpoint, f"ckpt-{run.detail}")
             argv.append(f"--init_checkpoint={checkpoint}")
         else:
-            argv.append(f"--{registry.family(system.family).config_type.vocab_file_flag.lstrip('-')}="
+            argv.append(f"{registry.family(system.family).config_type.vocab_file_flag}="
                         f"{self.vocabulary(system.family)}")
         config = self.fine_tuning_config(run.system)
         if config:

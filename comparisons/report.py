@@ -54,7 +54,8 @@ def _setup(results, systems):
         f"on; the next-sentence-choice set's source): {corpus['held_out']['documents']} documents, "
         f"{corpus['held_out']['bytes'] / 1e6:.2f} MB.",
         f"- Vocabulary tokens: {vocab}.",
-        f"- Model: {_size(t['size'])}; smaller model (Table 6): {_size(t['small_size'])}; sequences of {t['seq_length']} tokens, "
+        f"- Model: {_size(t['size'])}; smaller model (Table 6): {_size(t['small_size'])}; sequences of "
+        f"{t['seq_length']} tokens, "
         f"{t['predictions']} predicted per sequence by the masked and permutation LMs (a left-to-right LM "
         f"predicts all {t['seq_length']}), batch {t['batch']}, peak learning rate {t['learning_rate']}, "
         "the runners' precision `auto` (bf16 where the CPU computes it natively, else float32).",

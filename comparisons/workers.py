@@ -35,9 +35,9 @@ class Workers:
 
     def _process(self, runner):
         if runner not in self.processes:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "comparisons.worker", runner, *(["--eager"] if self.eager else [])], cwd=self.root, env=self.env, text=True,
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            command = [sys.executable, "-m", "comparisons.worker", runner, *(["--eager"] if self.eager else [])]
+            process = subprocess.Popen(command, cwd=self.root, env=self.env, text=True, stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             lines = queue.Queue()
             threading.Thread(target=read_lines, args=(process.stdout, lines), daemon=True).start()
             self.processes[runner] = (process, lines)
