@@ -27,6 +27,7 @@ class Ordering:
 @dataclasses.dataclass(frozen=True)
 class PaperComparison:
     key: str
+    name: str  # short, for tables
     title: str
     paper: str  # the paper's own figures and words, Markdown
     arms: tuple  # (arm, label)
@@ -37,18 +38,18 @@ class PaperComparison:
 
 COMPARISONS = (
     PaperComparison(
-        "table5", "BERT Table 5: pretraining tasks (BERT-Base architecture, dev sets)",
+        "table5", "Table 5", "BERT Table 5: pretraining tasks (BERT-Base architecture, dev sets)",
         "| | MNLI-m | MRPC | SST-2 | SQuAD F1 |\n| --- | --- | --- | --- | --- |\n"
         "| BERT-Base | 84.4 | 86.7 | 92.7 | 88.5 |\n| No NSP | 83.9 | 86.5 | 92.6 | 87.9 |\n"
         "| LTR & No NSP | 82.1 | 77.5 | 92.1 | 77.8 |\n| + BiLSTM | 82.1 | 75.7 | 91.6 | 84.9 |",
         (("bert", "BERT (MLM + NSP)"), ("no_nsp", "No NSP"), ("ltr", "LTR & No NSP"), ("ltr_bilstm", "+ BiLSTM")),
         (Ordering("bert", "no_nsp"), Ordering("no_nsp", "ltr"), Ordering("ltr_bilstm", "ltr", "token"),
          Ordering("ltr", "ltr_bilstm", "sentence"), Ordering("no_nsp", "ltr_bilstm")),
-        small_budget="Next-sentence prediction: small-budget work (RoBERTa, SpanBERT, XLNet's own ablation) "
-                     "finds it neutral or harmful, so BERT vs No NSP is expected within noise or reversed here. "
-                     "The + BiLSTM rows' gaps were under a point on MNLI and SST-2."),
+        small_budget="small-budget work (RoBERTa, SpanBERT, XLNet's own ablation) finds next-sentence "
+                     "prediction neutral or harmful, so BERT against No NSP is expected within noise or reversed; "
+                     "the + BiLSTM row's gaps were under a point on MNLI and SST-2."),
     PaperComparison(
-        "table7", "BERT Table 7: feature-based NER (CoNLL-2003 dev F1, BERT-Base)",
+        "table7", "Table 7", "BERT Table 7: feature-based NER (CoNLL-2003 dev F1, BERT-Base)",
         "| layers | dev F1 |\n| --- | --- |\n| embeddings | 91.0 |\n| second-to-last hidden | 95.6 |\n"
         "| last hidden | 94.9 |\n| weighted sum of last four | 95.9 |\n| concat last four | 96.1 |\n"
         "| weighted sum of all 12 | 95.5 |\n| fine-tuning | 96.4 |\n| ELMo (for reference) | 95.7 |",
@@ -57,31 +58,31 @@ COMPARISONS = (
          ("bert+concat_last_four", "concat last four"), ("bert+weighted_sum_all", "weighted sum of all")),
         (Ordering("bert", "bert+concat_last_four", "ner"), Ordering("bert+concat_last_four", "bert+last", "ner"),
          Ordering("bert+last", "bert+embeddings", "ner"), Ordering("bert+concat_last_four", "bert+embeddings", "ner")),
-        small_budget="Fine-tuning was 0.3 F1 ahead of the best features: a gap that size is within the noise of a "
-                     "few seeds on a CoNLL subset. ELMo's row waits for ELMo's pretraining on main.",
+        small_budget="fine-tuning was 0.3 F1 ahead of the best features, a gap not expected to clear the noise "
+                     "of a few seeds on a CoNLL subset; ELMo's row waits for ELMo's pretraining on main.",
         tasks="ner"),
     PaperComparison(
-        "table6", "BERT Table 6: model size at fixed steps",
+        "table6", "Table 6", "BERT Table 6: model size at fixed steps",
         "From 3 layers of 768 to 24 of 1024, the held-out masked-LM perplexity falls and MNLI, MRPC and SST-2 "
         "rise at every step up in size: \"larger models lead to a strict accuracy improvement across all four "
         "datasets\".",
         (("bert", "BERT"), ("bert_small", "BERT, smaller")),
         (Ordering("bert", "bert_small"), Ordering("bert", "bert_small", "held_out_lm", higher_is_better=False)),
-        small_budget="One pretraining run per size: the held-out loss has no spread over pretraining seeds, "
-                     "so its ordering is ~ at best."),
+        small_budget="one pretraining run per size, so the held-out loss has no spread over pretraining seeds "
+                     "and its ordering is ~ at best."),
     PaperComparison(
-        "steps", "BERT's pretraining-steps figure: MLM against LTR along pretraining",
+        "steps", "Steps figure", "BERT's pretraining-steps figure: MLM against LTR along pretraining",
         "MNLI accuracy of checkpoints along pretraining: the masked LM converges marginally slower than the "
         "left-to-right LM but is ahead in absolute accuracy almost from the start.",
         (("no_nsp@first", "MLM, first checkpoint"), ("ltr@first", "LTR, first checkpoint"),
          ("no_nsp@equal", "MLM, equal steps"), ("ltr@equal", "LTR, equal steps"),
          ("no_nsp", "MLM, whole budget"), ("ltr", "LTR, whole budget")),
         (Ordering("no_nsp@first", "ltr@first"), Ordering("no_nsp@equal", "ltr@equal"), Ordering("no_nsp", "ltr")),
-        small_budget="The figure spans a million steps; here a few checkpoints of a short run, all before "
+        small_budget="the figure spans a million steps; here a few checkpoints of a short run, all before "
                      "either model converges.",
         tasks="steps_task"),
     PaperComparison(
-        "equal_steps", "The equal-steps view (the papers' protocol: same steps, same batch)",
+        "equal_steps", "Equal steps", "The equal-steps view (the papers' protocol: same steps, same batch)",
         "The papers compare systems at equal steps; a left-to-right LM (every token predicted) and XLNet's "
         "two streams cost more per step than a masked LM, so at equal FLOPs they get fewer steps.",
         (("bert@equal", "BERT"), ("no_nsp@equal", "No NSP"), ("ltr@equal", "LTR & No NSP"),
@@ -90,24 +91,24 @@ COMPARISONS = (
          Ordering("xlnet@equal", "bert@equal")),
         tasks="steps_task"),
     PaperComparison(
-        "xlnet", "XLNet against BERT with the same data and budget",
+        "xlnet", "XLNet vs BERT", "XLNet against BERT with the same data and budget",
         "XLNet's fair comparison (same data, same hyper-parameters) and its ablation put the permutation LM "
         "ahead of BERT, with the largest gains on long-context tasks (RACE, SQuAD); its ablation table "
         "removes memory, span-based prediction and bidirectional data in turn.",
         (("xlnet", "XLNet"), ("bert", "BERT")),
         (Ordering("xlnet", "bert"),),
-        small_budget="XLNet's gains came on long contexts with Transformer-XL memory; at 64 tokens (memory of "
-                     "32) and a few hundred steps there is little for them to act on, and the permutation LM "
-                     "predicts only its targets' share of each sequence."),
+        small_budget="XLNet's gains came on long contexts with Transformer-XL memory; on the short sequences "
+                     "and few steps here there is little for them to act on, and the permutation LM predicts only "
+                     "its targets' share of each sequence."),
     PaperComparison(
-        "table1", "BERT Table 1: ELMo < OpenAI GPT < BERT (GLUE average)",
+        "table1", "Table 1", "BERT Table 1: ELMo < OpenAI GPT < BERT (GLUE average)",
         "GLUE average: ELMo 71.0 < OpenAI GPT 75.1 < BERT-Base 79.6.",
         (("elmo", "ELMo"), ("gpt", "OpenAI GPT"), ("bert", "BERT")),
         (Ordering("gpt", "elmo"), Ordering("bert", "gpt")),
         small_budget="OpenAI GPT and ELMo join when their pretraining is on main (their families' records "
                      "declaring their systems); until then this comparison has no arms but BERT's."),
     PaperComparison(
-        "floor", "The premise: pretraining beats random initialisation",
+        "floor", "Premise", "The premise: pretraining beats random initialisation",
         "Every paper's starting point: fine-tuning a pretrained model beats training the same model from scratch.",
         (("bert", "BERT"), ("xlnet", "XLNet"), ("random", "random init")),
         (Ordering("bert", "random"), Ordering("xlnet", "random"))),

@@ -81,6 +81,28 @@ def _setup(results, systems):
     return lines
 
 
+def _ordering(comparison, check):
+    labels = dict(comparison.arms)
+    return f"{labels[check['ahead']]} {'>' if check['higher_is_better'] else '<'} {labels[check['behind']]}"
+
+
+def _at_a_glance(results, tasks):
+    """One row per ordering, one column per task: its mark."""
+    columns = [*[name for name in tasks if results["tasks"][name]["available"]], "held_out_lm"]
+    rows = []
+    for comparison, judged in zip(COMPARISONS, results["comparisons"]):
+        marks = {}
+        for check in judged["checks"]:
+            marks.setdefault(_ordering(comparison, check), {})[check["task"]] = check["mark"] or "—"
+        rows += [[comparison.name, ordering, *(by_task.get(t, "") for t in columns)]
+                 for ordering, by_task in marks.items()]
+    columns = [c for c in columns if any(row[2 + columns.index(c)] for row in rows)]
+    titles = [tasks[t].title if t in tasks else "held-out LM loss" for t in columns]
+    full = [*[name for name in tasks if results["tasks"][name]["available"]], "held_out_lm"]
+    return _table(["comparison", "ordering", *titles],
+                  [row[:2] + [row[2 + full.index(c)] for c in columns] for row in rows])
+
+
 def _comparison(comparison, judged, results, scores, entries, budget, tasks):
     run_tasks = {n: t for n, t in tasks.items() if results["tasks"][n]["available"]}
     if comparison.tasks == "steps_task":
@@ -106,11 +128,9 @@ def _comparison(comparison, judged, results, scores, entries, budget, tasks):
     lines += ["Here:", "", _table(["", *titles], rows) if shown else "No task of this comparison was run.", ""]
     checks = judged["checks"]
     if checks:
-        labels = dict(comparison.arms)
         lines += [_table(["ordering", "task", "mark", "gap (noise)"],
-                         [[f"{labels[c['ahead']]} {'>' if c['higher_is_better'] else '<'} {labels[c['behind']]}",
-                           tasks[c["task"]].title if c["task"] in tasks else "held-out LM loss", *_check(c)]
-                          for c in checks]), ""]
+                         [[_ordering(comparison, c), tasks[c["task"]].title if c["task"] in tasks
+                           else "held-out LM loss", *_check(c)] for c in checks]), ""]
     return lines
 
 
@@ -126,11 +146,12 @@ def write_report(results, entries, scores, systems, tasks):
         f"{format_seconds(results['this_run_seconds'])}).", "",
         f"Orderings: {marks.count(HOLDS)} {HOLDS} (holds, gap above two standard errors), "
         f"{marks.count(WITHIN_NOISE)} {WITHIN_NOISE} (same sign, within noise), {marks.count(REVERSED)} "
-        f"{REVERSED} (reversed), of {len(marks)} checked.", "",
+        f"{REVERSED} (reversed), of {len(marks)} checked (— : an arm not run).", "",
+        _at_a_glance(results, tasks), "",
         "## What a small budget cannot show", "",
         "A null here is a finding, not a failure: these effects need more model, data or steps than this tier has.", "",
     ]
-    lines += [f"- {c.title.split(':')[0]}: {c.small_budget}" for c in COMPARISONS if c.small_budget]
+    lines += [f"- {c.name}: {c.small_budget}" for c in COMPARISONS if c.small_budget]
     lines += ["- Every effect: one pretraining run per system, so the spread shown is fine-tuning's alone; "
               "small models on small subsets sit close to their tasks' floors.", ""]
     lines += _setup(results, systems)
