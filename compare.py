@@ -72,6 +72,16 @@ def sources_from(args):
                    corpus=args.corpus)
 
 
+def describe_sources(sources):
+    """The data given, paths relative to the checkout (`../shared/data/...`)."""
+    def relative(value):
+        if isinstance(value, (tuple, list)):
+            return ",".join(relative(v) for v in value)
+        return os.path.relpath(value, ROOT)
+    given = [f"{k}={relative(v)}" for k, v in dataclasses.asdict(sources).items() if v]
+    return ", ".join(given) or "built-in only"
+
+
 def check_settings(path, settings):
     """Records this run's settings, or refuses ones that differ from those of the
     run that began `output_dir` (its units would not fit them)."""
@@ -137,7 +147,7 @@ def main(argv=None):
         "date": datetime.date.today().isoformat(),
         "command": "python compare.py " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)),
         "host": host.summary(host.describe()), "host_details": host.describe(),
-        "sources": ", ".join(f"{k}={v}" for k, v in dataclasses.asdict(sources).items() if v) or "built-in only",
+        "sources": describe_sources(sources),
         "settings": dataclasses.asdict(tier),
         "total_seconds": sum(e["seconds"] for e in entries.values()),
         "this_run_seconds": time.time() - start}
