@@ -66,10 +66,12 @@ def _setup(results, systems):
         "fine-tuning, not the pretraining), batch "
         f"{t['fine_tuning_batch']}; feature-based rows: {', '.join(t['feature_layers']) or 'none'}.",
         f"- Host: {results['host']}.", "",
-        _table(["system", "family", "steps", "FLOPs/step", "FLOPs", "pretraining wall", "held-out LM loss"],
+        _table(["system", "family", "steps", "FLOPs/step", "FLOPs", "pretraining wall",
+                "held-out LM loss (perplexity)"],
                [[s["title"], s["family"], s["steps"] or "—", _flops(s["step_flops"]), _flops(s["flops"]),
                  format_seconds(s["pretraining_seconds"]) if s["pretraining_seconds"] else "—",
-                 f"{s['held_out_lm_loss']:.3f}" if s["held_out_lm_loss"] is not None else "—"]
+                 f"{s['held_out_lm_loss']:.3f} ({math.exp(s['held_out_lm_loss']):.1f})"
+                 if s["held_out_lm_loss"] is not None else "—"]
                 for s in (results["systems"][name] for name in systems)]), "",
         "Held-out LM losses compare within an objective only (a masked LM predicts 15% of tokens with both "
         "sides seen, a left-to-right LM every token from the left).", "",
