@@ -10,6 +10,9 @@ instance comes from a document of the same chunk of `--documents_per_chunk`
 documents rather than from the whole corpus, which is what lets the corpus
 stream through bounded memory. Instances are shuffled within a chunk.
 
+With `--runner`, an Apache Beam pipeline writes the same records on that
+runner (docs/scaling-out.md).
+
 Example:
   python create_pretraining_data.py --input_file=corpus/*.txt \\
     --output_file=out/pretrain.tfrecord --output_shards=8 \\
@@ -23,7 +26,8 @@ from absl import app, flags, logging
 from families.bert.pretraining.chunks import ChunkProcessor
 from families.bert.pretraining.config import OBJECTIVES, MaskingOptions, PretrainingDataConfig
 from data.pretraining.corpus_reader import CorpusError
-from data.pretraining.writer import output_paths, shard_lines, summary_lines, write_pretraining_data
+from data.pretraining import command_line
+from data.pretraining.writer import output_paths, shard_lines, summary_lines
 from data.text.vocab import VocabError
 from utils.output_dir_lock import OutputDirError
 
@@ -42,7 +46,7 @@ flags.DEFINE_float("masked_lm_prob", 0.15, "Masked LM probability.")
 flags.DEFINE_float("short_seq_prob", 0.1, "Probability of a shorter than maximum target length per document.")
 
 flags.DEFINE_integer("output_shards", 1, "Number of numbered output shards of --output_file.")
-flags.DEFINE_integer("num_workers", 1, "Worker processes.")
+flags.DEFINE_integer("num_workers", 1, "Worker processes (with --runner: Beam's workers).")
 flags.DEFINE_integer("documents_per_chunk", 2000, "Documents per unit of work; random next segments come from it.")
 flags.DEFINE_enum(
     "objective",
@@ -78,19 +82,19 @@ def config_from_flags():
 
 
 def main(argv):
-    del argv
     try:
         config = config_from_flags()
         outputs = output_paths(FLAGS.output_file, FLAGS.output_shards)
-        counts = write_pretraining_data(
+        counts = command_line.write(
             FLAGS.input_file,
             outputs,
             FLAGS.vocab_file,
             config,
-            do_lower_case=FLAGS.do_lower_case,
+            FLAGS.do_lower_case,
             num_workers=FLAGS.num_workers,
             documents_per_chunk=FLAGS.documents_per_chunk,
             processor_class=ChunkProcessor,
+            beam_args=argv,
         )
     except (CorpusError, OutputDirError, VocabError, ValueError) as e:
         sys.exit(f"error: {e}")
@@ -102,4 +106,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["input_file", "output_file", "vocab_file"])
-    app.run(main)
+    app.run(main, flags_parser=command_line.parse_flags)

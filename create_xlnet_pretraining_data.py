@@ -9,7 +9,10 @@ original makes one stream per input file and holds it in memory); an
 `<eod>` closes every document, the last one of a file too; output goes to
 `--output_file` (`--output_shards`), whole chunks per shard, rather than
 file names that encode the settings. Training reads them with
-`run_pretraining.py --model=xlnet`, which draws the permutations.
+`run_pretraining.py --model=xlnet`, which draws the permutations. With
+`--runner`, an Apache Beam pipeline writes the same records on that runner
+(docs/scaling-out.md); there a line that is not valid UTF-8 is skipped and
+listed rather than stopping the job.
 
 Example:
   python create_xlnet_pretraining_data.py --input_file=corpus/*.txt \\
@@ -17,15 +20,12 @@ Example:
     --seq_len=512 --reuse_len=256 --bsz_per_host=32 --num_predict=85 --num_workers=2
 """
 
-import sys
 
-from absl import app, flags, logging
+from absl import app, flags
 
-from data.pretraining.corpus_reader import CorpusError
-from data.pretraining.writer import output_paths, shard_lines, write_pretraining_data
+from data.pretraining import command_line
 from families.xlnet.pretraining.chunks import XLNetChunkProcessor, summary_lines
 from families.xlnet.pretraining.config import XLNetDataConfig
-from utils.output_dir_lock import OutputDirError
 
 FLAGS = flags.FLAGS
 
@@ -47,7 +47,7 @@ flags.DEFINE_integer("mask_beta", 1, "How many tokens to mask within each group.
 flags.DEFINE_bool("use_eod", True, "Append <eod> at the end of each document.")
 flags.DEFINE_integer("random_seed", 12345, "Random seed for data generation.")
 flags.DEFINE_integer("output_shards", 1, "Number of numbered output shards of --output_file.")
-flags.DEFINE_integer("num_workers", 1, "Worker processes.")
+flags.DEFINE_integer("num_workers", 1, "Worker processes (with --runner: Beam's workers).")
 flags.DEFINE_integer("documents_per_chunk", 2000, "Documents per token stream (unit of work).")
 
 
@@ -60,26 +60,10 @@ def config_from_flags():
 
 
 def main(argv):
-    del argv
-    try:
-        config = config_from_flags()
-        outputs = output_paths(FLAGS.output_file, FLAGS.output_shards)
-        counts = write_pretraining_data(
-            FLAGS.input_file, outputs, FLAGS.sp_path, config, do_lower_case=FLAGS.uncased,
-            num_workers=FLAGS.num_workers, documents_per_chunk=FLAGS.documents_per_chunk,
-            processor_class=XLNetChunkProcessor)
-    except (CorpusError, OSError, OutputDirError, ValueError) as e:
-        sys.exit(f"error: {e}")
-    for line in shard_lines(outputs, counts["records_per_shard"]):
-        logging.info("%s", line)
-    if 0 in counts["records_per_shard"]:
-        logging.warning("each chunk of --documents_per_chunk=%d documents goes whole to one shard (%d "
-                        "documents here): a smaller --documents_per_chunk spreads the records over more "
-                        "shards", FLAGS.documents_per_chunk, counts["documents"])
-    for line in summary_lines(counts):
-        logging.info("%s", line)
+    command_line.write_and_report(config_from_flags, FLAGS.sp_path, FLAGS.uncased, XLNetChunkProcessor, argv,
+                                  summary_lines)
 
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["input_file", "output_file", "sp_path"])
-    app.run(main)
+    app.run(main, flags_parser=command_line.parse_flags)

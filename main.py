@@ -1,15 +1,15 @@
 """The main job on built-in defaults: a whole pretraining pipeline, small, on the CPU.
 
     python main.py                  # what `bash scripts/main.sh` runs (about 5 minutes, 2 idle cores)
-    python main.py --family=xlnet   # the same job for XLNet
+    python main.py --family=xlnet   # the same job for XLNet (--family=gpt: OpenAI GPT)
     python main.py --quick          # a reduced run that checks the pipeline (CI)
 
 1. a corpus of real English from the installed Python's standard-library
    docstrings (a fifth of the modules held out for the labelled set),
 2. the family's vocabulary learned from it (BERT: WordPiece; XLNet:
-   SentencePiece), and pretraining TFRecords,
+   SentencePiece; GPT: BPE), and pretraining TFRecords,
 3. pretrain a 2-layer model (BERT: masked LM + next sentence; XLNet: the
-   permutation LM) and score it on the held-out modules,
+   permutation LM; GPT: the left-to-right LM) and score it on the held-out modules,
 4. fine-tune the same sentence classifier twice with the same budget, from the
    pretrained weights and from random initialisation, on 160 labelled sentences
    from held-out modules ("a real sentence, or its words scrambled?"), and score

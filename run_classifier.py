@@ -109,7 +109,7 @@ def main(_):
             cache_dir=options.output_dir, do_lower_case=do_lower_case_from_flags(encoder_config),
             max_seq_length=FLAGS.max_seq_length, init_checkpoint=FLAGS.init_checkpoint,
             trim_padding=options.distribution_strategy != "tpu" and not options.jit_compile,
-            group_by_length=FLAGS.group_by_length,
+            group_by_length=FLAGS.group_by_length, fine_tune_encoder=FLAGS.fine_tune_encoder,
             seed=run.seed)))
         return fine_tune(tasks[-1], dataclasses.replace(options, output_dir=run.output_dir,
                                                         seed=run.seed),

@@ -69,8 +69,9 @@ flags.DEFINE_bool("feature_based", False, "Freeze the (BERT) encoder and train a
                   "--feature_layers (paper section 5.4).")
 flags.DEFINE_enum("feature_layers", "concat_last_four", list(LAYER_COMBINATIONS),
                   "Which encoder layers feed the BiLSTM.")
-flags.DEFINE_integer("lstm_units", 768, "BiLSTM units per direction (--feature_based).")
-flags.DEFINE_integer("lstm_layers", 2, "BiLSTM layers (--feature_based).")
+flags.DEFINE_integer("lstm_units", None, "BiLSTM units per direction (--feature_based: default "
+                     "768; a feature-based family's record: ELMo's 200).")
+flags.DEFINE_integer("lstm_layers", None, "BiLSTM layers (default 2).")
 flags.DEFINE_bool("trim_padding", True, "Cut each batch to its longest window, and evaluate "
                   "and predict from short windows to long (turn off on TPUs, which need fixed "
                   "shapes).")
@@ -94,7 +95,7 @@ def main(_):
         init_checkpoint=FLAGS.init_checkpoint, feature_based=FLAGS.feature_based,
         feature_layers=FLAGS.feature_layers, lstm_units=FLAGS.lstm_units,
         lstm_layers=FLAGS.lstm_layers, predict_split=FLAGS.predict_split,
-        trim_padding=FLAGS.trim_padding, seed=FLAGS.seed)
+        trim_padding=FLAGS.trim_padding, fine_tune_encoder=FLAGS.fine_tune_encoder, seed=FLAGS.seed)
     outcome = fine_tune_and_export(TaggingTask(config), options, settings_from_flags(),
                                    FLAGS.export_dir)
     if outcome.results:

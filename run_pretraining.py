@@ -1,5 +1,7 @@
-"""Pretrains BERT on TFRecords from `create_pretraining_data.py`, or with
-`--model=xlnet` XLNet on TFRecords from `create_xlnet_pretraining_data.py`.
+"""Pretrains BERT on TFRecords from `create_pretraining_data.py`; with
+`--model=xlnet` XLNet on TFRecords from `create_xlnet_pretraining_data.py`,
+with `--model=gpt` OpenAI GPT on TFRecords from `create_gpt_pretraining_data.py`,
+with `--model=elmo` ELMo's biLM on TFRecords from `create_elmo_pretraining_data.py`.
 
 Flags keep google-research/bert's names, so published command lines run
 unchanged; the shared run flags (strategy, precision, checkpoints, ...) are in
@@ -19,6 +21,18 @@ XLNet (the original's flag names; --train_batch_size is the records' --bsz_per_h
         --xlnet_config_file=xlnet_config.json --do_train --train_batch_size=32 --seq_len=512 \\
         --reuse_len=256 --perm_size=256 --num_predict=85 --bi_data --mem_len=384 \\
         --num_train_steps=100000
+
+OpenAI GPT (the original's recipe: 512-token windows, batch 64, Adam 2.5e-4, 2,000 warmup steps
+then cosine decay):
+    python run_pretraining.py --model=gpt --input_file=out/gpt-*.tfrecord --output_dir=/tmp/g \\
+        --bert_config_file=gpt_config.json --do_train --max_seq_length=512 --train_batch_size=64 \\
+        --optimizer=adam --learning_rate=2.5e-4 --num_warmup_steps=2000 \\
+        --learning_rate_schedule=cosine --num_train_steps=100000
+
+ELMo (the original's options; its Adagrad unless --optimizer is given):
+    python run_pretraining.py --model=elmo --input_file=out/elmo-*.tfrecord --output_dir=/tmp/e \\
+        --options_file=options.json --vocab_file=vocab.txt --do_train --train_batch_size=128 \\
+        --unroll_steps=20 --n_negative_samples_batch=8192 --num_train_steps=600000
 """
 
 import importlib
@@ -33,7 +47,7 @@ from data.pretraining.records_metadata import RecordLayoutError, check_vocab_siz
 from families import registry
 from tasks import run_options
 from tasks.flag_groups import define_model_flags, define_text_flags, define_training_flags
-from tasks.optimization import OptimizerConfig
+from tasks.optimization import SCHEDULES, OptimizerConfig
 from tasks.trainer import Trainer, write_results
 
 FLAGS = flags.FLAGS
@@ -46,6 +60,8 @@ define_training_flags(train_help="Whether to run training.",
 flags.DEFINE_string("input_file", None, "Input TFRecord file(s): comma-separated glob patterns.")
 flags.DEFINE_integer("num_train_steps", 100000, "Number of updates.")
 flags.DEFINE_integer("num_warmup_steps", 10000, "Linear warmup updates.")
+flags.DEFINE_enum("learning_rate_schedule", "linear", SCHEDULES, "Decay to 0 over all steps after the "
+                  "warmup: linear (BERT) or cosine (GPT).")
 flags.DEFINE_integer("max_eval_steps", 100, "Most evaluation batches of --eval_batch_size, read in "
                      "order from --input_file; a shorter input is evaluated whole.")
 # The families whose records name their part of this command line.
@@ -55,7 +71,8 @@ flags.DEFINE_enum("model", "bert", PRETRAINED, "The model family to pretrain.")
 
 def pretraining(family):
     """The module of `family`'s part of this command line (its record's
-    `pretraining`): `define_flags()`, `build_task()`, `check_run(files, replicas, slices)`."""
+    `pretraining`): `define_flags()`, `build_task()`, `check_run(files, replicas, slices)`,
+    optionally `optimizer_config()` (its own optimizer's config, or None for the shared one)."""
     return importlib.import_module(registry.family(family).pretraining)
 
 
@@ -90,9 +107,10 @@ def pretrain(_):
         check_record_ids(path, config.vocab_size, source, id_features=id_features,
                          vocab_size_field=config.vocab_size_field)
     if FLAGS.do_train:
-        trainer.train(FLAGS.train_batch_size, FLAGS.num_train_steps, OptimizerConfig(
+        optimizer = getattr(family, "optimizer_config", lambda: None)() or OptimizerConfig(
             name=FLAGS.optimizer, learning_rate=FLAGS.learning_rate,
-            num_warmup_steps=FLAGS.num_warmup_steps))
+            num_warmup_steps=FLAGS.num_warmup_steps, schedule=FLAGS.learning_rate_schedule)
+        trainer.train(FLAGS.train_batch_size, FLAGS.num_train_steps, optimizer)
         if trainer.is_chief:
             config.to_json_file(os.path.join(FLAGS.output_dir, config.config_file_name))
     if FLAGS.do_eval:

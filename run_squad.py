@@ -97,7 +97,7 @@ def main(_):
         init_checkpoint=FLAGS.init_checkpoint,
         **{name: FLAGS[name].value for name in HEAD_FLAGS},
         trim_padding=options.distribution_strategy != "tpu" and not options.jit_compile,
-        seed=FLAGS.seed))
+        fine_tune_encoder=FLAGS.fine_tune_encoder, seed=FLAGS.seed))
     # --do_eval also writes the predictions; --do_predict also scores them when it can.
     predict = FLAGS.do_predict or FLAGS.do_eval
     fine_tune_and_export(task, options, settings_from_flags(

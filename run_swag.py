@@ -57,7 +57,7 @@ def main(_):
         do_lower_case=do_lower_case_from_flags(encoder_config), max_seq_length=FLAGS.max_seq_length,
         init_checkpoint=FLAGS.init_checkpoint, skip_bad_rows=FLAGS.skip_bad_rows,
         trim_padding=options.distribution_strategy != "tpu" and not options.jit_compile,
-        seed=FLAGS.seed))
+        fine_tune_encoder=FLAGS.fine_tune_encoder, seed=FLAGS.seed))
     fine_tune_and_export(task, options, settings_from_flags(), FLAGS.export_dir)
 
 

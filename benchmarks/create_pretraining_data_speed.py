@@ -59,15 +59,17 @@ def build_corpus(directory, megabytes):
 
 def run_measured(name, command, log_path):
     """Runs `command` with its output in `log_path`; returns the output, wall
-    and CPU seconds and peak memory."""
+    and CPU seconds and peak memory. `cpu_s` counts the processes the tree
+    waits for (getrusage); `sampled_cpu_s` every process seen in the tree,
+    sampled as memory is (Beam's worker processes are not waited for)."""
     print(f"[{name}] {' '.join(command)}", flush=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = last_report = time.time()
     with open(log_path, "w") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-        tree, peak_tree, peak_process = psutil.Process(process.pid), 0, 0
+        tree, peak_tree, peak_process, cpu_by_process = psutil.Process(process.pid), 0, 0, {}
         while process.poll() is None:
-            sizes = _rss_by_process(tree)
+            sizes = _rss_by_process(tree, cpu_by_process)
             peak_tree, peak_process = max(peak_tree, sum(sizes)), max([peak_process, *sizes])
             if time.time() - last_report > 30:
                 last_report = time.time()
@@ -82,17 +84,21 @@ def run_measured(name, command, log_path):
         "output": text,
         "wall_s": wall,
         "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+        "sampled_cpu_s": sum(cpu_by_process.values()),
         "peak_tree_mib": peak_tree / 2**20,
         "peak_process_mib": peak_process / 2**20,
     }
 
 
-def _rss_by_process(process):
-    """Resident memory of a process and each of its descendants."""
+def _rss_by_process(process, cpu_by_process):
+    """Resident memory of a process and each of its descendants; their CPU
+    seconds so far go to `cpu_by_process` ({(pid, start time): seconds})."""
     sizes = []
     for p in [process] + process.children(recursive=True):
         try:
             sizes.append(p.memory_info().rss)
+            times = p.cpu_times()
+            cpu_by_process[(p.pid, p.create_time())] = times.user + times.system
         except psutil.Error:
             pass
     return sizes

@@ -9,7 +9,7 @@ vocabulary is the family's file beside it (`Family.vocabulary_in`).
 import dataclasses
 import os
 
-from data.text.families import text_side_for, vocab_file_name
+from data.text.families import text_side_for, text_side_type, vocab_file_name
 from families import registry
 from modeling.encoder_interface import family_of
 from modeling.json_config import ConfigError
@@ -106,13 +106,17 @@ def resolve_encoder_config(bert_config_file=None, preset=None, init_checkpoint=N
     return config
 
 
-def resolve_vocab_file(vocab_file=None, init_checkpoint=None, family="bert"):
-    """An explicit vocab file, else `family`'s vocabulary file beside the checkpoint."""
+def resolve_vocab_file(vocab_file=None, init_checkpoint=None, family="bert", optional=False):
+    """An explicit vocab file, else `family`'s vocabulary file beside the
+    checkpoint; with `optional` (a model that runs without one: ELMo's
+    character biLM), None when there is neither."""
     if vocab_file:
         if not os.path.isfile(vocab_file):
             raise FileNotFoundError(f"vocabulary file not found: {vocab_file!r}")
         return vocab_file
     found = vocab_beside(init_checkpoint, family) if init_checkpoint else None
+    if found is None and optional:
+        return None
     if found is None:
         raise FileNotFoundError(
             f"no vocabulary: pass {registry.family(family).config_type.vocab_file_flag} (no "
@@ -127,8 +131,11 @@ def resolve_model_files(vocab_file=None, bert_config_file=None, preset=None, ini
     (`check_vocab_fits`). The config is `for_fine_tuning`: a pretraining
     output_dir's settings (XLNet's `bi_data`, memory) do not reach the task."""
     config = resolve_encoder_config(bert_config_file, preset, init_checkpoint).for_fine_tuning()
-    vocab_file = resolve_vocab_file(vocab_file, init_checkpoint, family_of(config))
-    check_vocab_fits(config, config_source(bert_config_file, preset, init_checkpoint), vocab_file)
+    family = family_of(config)
+    vocab_file = resolve_vocab_file(vocab_file, init_checkpoint, family,
+                                    optional=not text_side_type(family).needs_vocabulary(config))
+    if vocab_file is not None:
+        check_vocab_fits(config, config_source(bert_config_file, preset, init_checkpoint), vocab_file)
     return vocab_file, config
 
 
@@ -156,7 +163,7 @@ def check_vocab_fits(config, source, vocab_file):
         raise ConfigError(
             f"{vocab_file} is not a {family} vocabulary ({vocab_file_name(family)}), which "
             f"{source} (a {family} config) needs: {e}. {readers[0].upper()}{readers[1:]}") from e
-    if size > config.vocab_size:
+    if config.vocab_size is not None and size > config.vocab_size:
         field = config.vocab_size_field
         raise ConfigError(
             f"{vocab_file} has {size} tokens but {source} has {field}={config.vocab_size}: "

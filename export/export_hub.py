@@ -8,7 +8,9 @@
       --export_dir=/tmp/xlnet_hub
 
 give `<export_dir>/preprocessor` and `<export_dir>/encoder` (formats in
-`export/hub_preprocessor.py` and `export/hub_encoder.py`). The checkpoint may
+`export/hub_preprocessor.py` and `export/hub_encoder.py`), and for ELMo also
+`<export_dir>/elmo`, the published TF Hub ELMo's layout
+(`families/elmo/hub_module.py`). The checkpoint may
 be an original TF1 one, a Hugging Face directory, a Model Garden checkpoint,
 our weights or a fine-tuning output_dir. The config and vocabulary are found
 as the runners find them (`checkpoints.companion_files.resolve_model_files`):
@@ -26,6 +28,7 @@ from checkpoints.companion_files import resolve_model_files
 from data.text.families import text_side_for, text_side_type
 from export.hub_encoder import build_hub_model, save_hub_encoder
 from export.hub_preprocessor import DEFAULT_SEQ_LENGTH, save_preprocessor
+from families import registry
 from modeling.encoder_interface import exceeds_positions, family_of
 from tasks.flag_groups import (define_export_flag, define_model_flags, define_text_flags,
                                do_lower_case_from_flags, model_files_from_flags)
@@ -48,7 +51,8 @@ def export_hub(export_dir, init_checkpoint, bert_config_file=None, vocab_file=No
 def write_hub_pair(export_dir, config, vocab_file, do_lower_case, init_checkpoint,
                    seq_length=DEFAULT_SEQ_LENGTH):
     """Writes `<export_dir>/preprocessor` and `<export_dir>/encoder` of `config`'s
-    family with `init_checkpoint`'s weights; returns their paths."""
+    family with `init_checkpoint`'s weights, and the family's own module where
+    its record has one (ELMo's, `<export_dir>/elmo`); returns the pair's paths."""
     if exceeds_positions(config, seq_length):
         raise ValueError(f"--seq_length {seq_length} exceeds the model's "
                          f"max_position_embeddings {config.max_position_embeddings}")
@@ -58,6 +62,10 @@ def write_hub_pair(export_dir, config, vocab_file, do_lower_case, init_checkpoin
     save_preprocessor(preprocessor_dir, text_side_for(family_of(config), vocab_file, do_lower_case),
                       seq_length)
     save_hub_encoder(encoder_dir, model, vocab_file, do_lower_case)
+    family = registry.family_of(config)
+    if family.hub_module:
+        logging.info("wrote %s", family.hub_module(os.path.join(export_dir, family.name),
+                                                   getattr(model, "encoder", model)))
     return preprocessor_dir, encoder_dir
 
 

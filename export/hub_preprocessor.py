@@ -31,6 +31,7 @@ import tensorflow as tf
 
 from data.text import graph_segments
 from export.saved_model_io import save_atomically
+from export.serving_module import add_vocabulary_assets
 
 DEFAULT_SEQ_LENGTH = 128
 _SENTENCES = tf.TensorSpec([None], tf.string, name="sentences")
@@ -48,7 +49,8 @@ class _Tokenize(tf.__internal__.tracking.AutoTrackable):
 
 class _PackInputs(tf.__internal__.tracking.AutoTrackable):
     """`bert_pack_inputs(segments, seq_length=default)`: traced for one and two
-    segments of ragged rank 1 or 2 (pieces, or words then pieces)."""
+    segments of each spec the text side packs (`segment_specs`: pieces, or
+    words then pieces)."""
 
     def __init__(self, text_side, default_seq_length):
         super().__init__()
@@ -57,9 +59,8 @@ class _PackInputs(tf.__internal__.tracking.AutoTrackable):
         def call(inputs, seq_length=default_seq_length):
             return text_side.pack_graph(inputs, seq_length)
 
-        for rank in (2, 3):
+        for segment in text_side.segment_specs():
             for num_segments in (1, 2):
-                segment = tf.RaggedTensorSpec([None] * rank, tf.int32)
                 call.get_concrete_function([segment] * num_segments,
                                            seq_length=tf.TensorSpec([], tf.int32))
         self.__call__ = call
@@ -77,9 +78,7 @@ class HubPreprocessor(tf.__internal__.tracking.AutoTrackable):
     def __init__(self, text_side, seq_length=DEFAULT_SEQ_LENGTH):
         super().__init__()
         special = text_side.special_ids
-        self.vocab_file = tf.saved_model.Asset(text_side.model_file)
-        self.vocabulary_files = [tf.saved_model.Asset(path)
-                                 for path in text_side.vocabulary_files(text_side.model_file)[1:]]
+        add_vocabulary_assets(self, text_side)
         # Only `tokenize` is saved, not the tokenizer module and its other functions,
         # and what it reads from (SentencePiece's model; WordPiece's tables are constants).
         tokenizer = text_side.graph_tokenizer()

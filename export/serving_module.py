@@ -1,5 +1,5 @@
 """The root every task SavedModel shares: the model's variables, the vocabulary
-file (the text side's `model_file`) as an asset, the in-graph tokenizer's
+file (the text side's `model_file`, where it has one) as an asset, the in-graph tokenizer's
 resources, the serving functions
 (as attributes and as signatures) and the TF Serving warmup requests."""
 
@@ -22,6 +22,15 @@ def ids_specs(model):
             for name, (shape, dtype) in input_specs(model).items()}
 
 
+def add_vocabulary_assets(root, text_side):
+    """The text side's vocabulary files as assets of `root` (`vocab_file` and
+    the others in `vocabulary_files`); none for a model without a vocabulary."""
+    if text_side.model_file:
+        root.vocab_file = tf.saved_model.Asset(text_side.model_file)
+        root.vocabulary_files = [tf.saved_model.Asset(path)
+                                 for path in text_side.vocabulary_files(text_side.model_file)[1:]]
+
+
 class ServingModule(tf.__internal__.tracking.AutoTrackable):
     """Holds what a task SavedModel saves.
 
@@ -35,9 +44,7 @@ class ServingModule(tf.__internal__.tracking.AutoTrackable):
 
     def __init__(self, model, text_side, tokenizer):
         super().__init__()
-        self.vocab_file = tf.saved_model.Asset(text_side.model_file)
-        self.vocabulary_files = [tf.saved_model.Asset(path)
-                                 for path in text_side.vocabulary_files(text_side.model_file)[1:]]
+        add_vocabulary_assets(self, text_side)
         if tokenizer.resources:  # e.g. SentencePiece's model; WordPiece's tables are constants
             self.tokenizer_resources = list(tokenizer.resources)
         self.variables = [v.value for v in model.variables]

@@ -33,7 +33,7 @@ def save_multiple_choice(export_dir, model, text_side, max_seq_length):
         shape = tf.shape(endings)
         contexts = tf.repeat(context, shape[1])
         packed = packer.pack(contexts, tf.reshape(endings, [-1]))
-        inputs = {k: tf.reshape(v, [shape[0], shape[1], max_seq_length]) for k, v in packed.items()}
+        inputs = {k: tf.reshape(v, tf.concat([shape, tf.shape(v)[1:]], 0)) for k, v in packed.items()}
         logits = model(inputs, training=False)["logits"]
         return {"probabilities": tf.nn.softmax(logits, axis=-1),
                 "label_ids": tf.argmax(logits, axis=-1, output_type=tf.int32)}

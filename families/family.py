@@ -24,6 +24,21 @@ class QuestionAnswering:
 
 
 @dataclasses.dataclass(frozen=True)
+class FeatureBased:
+    """A family whose tasks read its encoder as features by default (ELMo, as
+    its paper): the encoder frozen, its `encoder_outputs` mixed into one vector
+    per token by the Keras layer `mix(dtype=, name=)` makes (called as
+    `mix(layers, mask)`: ELMo's `ScalarMix`, a fine-tuning weight whose own
+    regularization losses join the training loss), then a task BiLSTM of
+    `lstm_units` per direction and `lstm_layers` (`modeling.feature_based_models`).
+    `--fine_tune_encoder` trains the encoder too."""
+
+    mix: object
+    lstm_units: int = 200
+    lstm_layers: int = 2
+
+
+@dataclasses.dataclass(frozen=True)
 class Family:
     """What a family declares, in its own home, for tasks, runners, checkpoints
     and exports to use it without naming it.
@@ -37,21 +52,27 @@ class Family:
     default, tokenizers, packing); `tiny_preset` a preset small enough for
     tests and demos. `command_lines` are its own scripts at the repository root
     (data writers, vocabulary builders). `hub_model(config)` makes what the TF Hub encoder
-    SavedModel holds (None: the encoder alone). `checkpoint_formats` are the
+    SavedModel holds (None: the encoder alone). `hub_module(export_dir, encoder)`
+    writes a TF Hub module of the family's own published layout (ELMo's) that
+    `export.export_hub` adds beside the pair, in `<export_dir>/<name>`. `checkpoint_formats` are the
     `checkpoints.formats.CheckpointFormat`s it reads beyond our own;
     `saved_weights(fmt, by_path, model)` reads our own weights of it ("ours",
     "trainer": {variable path: array}) otherwise than by path, or None.
     `convert(init_checkpoint, output_dir, output_format, config, vocab_file,
     do_lower_case)` writes one of its checkpoints in one of `output_formats`.
     `pretraining` names the module of its part of `run_pretraining.py`
-    (`define_flags()`, `build_task()`, `check_run(files, replicas, slices)`);
+    (`define_flags()`, `build_task()`, `check_run(files, replicas, slices)`,
+    optionally `optimizer_config()`: its own optimizer, or None for the shared one);
     `comparison` the module listing its `SYSTEMS` in `compare.py`
     (`comparisons.systems.System`), pretrained as that command line runs them.
     `foreign_config(directory)` reads the config of another project's layout
     in `directory` (a Hugging Face `config.json`, a keras-hub preset) when it
     is one of this family's, else gives None; `foreign_vocabulary(directory)`
     names such a layout's vocabulary file, or None. `question_answering` is
-    its own SQuAD layout and head, None for BERT's span head. `tasks` are the fine-tuning
+    its own SQuAD layout and head, None for BERT's span head. `feature_based`
+    (a `FeatureBased`) makes every task read the encoder as frozen features
+    under a task BiLSTM instead of fine-tuning it with one dense layer (None:
+    fine-tuned). `tasks` are the fine-tuning
     tasks it supports; a runner refuses the others with a clear error.
     """
 
@@ -62,6 +83,7 @@ class Family:
     text_side: type
     tiny_preset: str
     hub_model: object = None
+    hub_module: object = None
     checkpoint_formats: tuple = ()
     saved_weights: object = None
     convert: object = None
@@ -71,6 +93,7 @@ class Family:
     foreign_config: object = None
     foreign_vocabulary: object = None
     question_answering: QuestionAnswering = None
+    feature_based: FeatureBased = None
     command_lines: tuple = ()
     tasks: tuple = TASKS
 

@@ -14,6 +14,7 @@ FAMILY_MODULES = {
     "bert": "families.bert.family",
     "xlnet": "families.xlnet.family",
     "gpt": "families.gpt.family",
+    "elmo": "families.elmo.family",
 }
 
 

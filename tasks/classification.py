@@ -10,6 +10,7 @@ import tensorflow as tf
 
 from data.classification.features import cached_tfrecord, parse_batch, sort_by_length
 from modeling.encoder_interface import build_encoder
+from modeling.feature_based_models import FeatureBasedClassifier, feature_based
 from modeling.task_models import SequenceClassifier
 from tasks.base import FineTuningTask, text_side
 from tasks.classification_submission import write_submission
@@ -38,6 +39,7 @@ class ClassificationConfig:
     dropout_rate: float = None  # default: the encoder's hidden_dropout_prob
     trim_padding: bool = True  # batches as long as their longest example; off for TPU / XLA
     group_by_length: bool = False  # training batches of similar lengths (less padding)
+    fine_tune_encoder: bool = False  # a feature-based family (ELMo): train its encoder too
     seed: int = 12345
 
 
@@ -109,8 +111,11 @@ class ClassificationTask(FineTuningTask):
         dropout = self.config.dropout_rate
         if dropout is None:
             dropout = self.config.encoder_config.hidden_dropout_prob
-        return SequenceClassifier(build_encoder(self.config.encoder_config), self.num_outputs,
-                              dropout_rate=dropout)
+        encoder = build_encoder(self.config.encoder_config)
+        if feature_based(encoder):
+            return FeatureBasedClassifier(encoder, self.num_outputs, dropout_rate=dropout,
+                                          fine_tune_encoder=self.config.fine_tune_encoder)
+        return SequenceClassifier(encoder, self.num_outputs, dropout_rate=dropout)
 
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training: shuffled, repeated, full batches. Otherwise one pass.

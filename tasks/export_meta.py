@@ -62,7 +62,8 @@ class ExportMetaError(ValueError):
 @dataclasses.dataclass(frozen=True)
 class ExportMeta:
     """A fine-tuned model's task, encoder config and text processing;
-    `vocab_file` is the family's vocabulary file (`vocab.txt`, `spiece.model`)."""
+    `vocab_file` is the family's vocabulary file (`vocab.txt`, `spiece.model`),
+    None for a model that runs without one (ELMo's character biLM)."""
 
     task: str
     encoder_config: object  # the family's config, e.g. a BertConfig
@@ -119,8 +120,8 @@ def write_export_meta(output_dir, meta):
     vocabulary's files beside it; returns the path."""
     os.makedirs(output_dir, exist_ok=True)
     text_side = text_side_type(meta.encoder_family)
-    for source, name in zip(text_side.vocabulary_files(meta.vocab_file),
-                            text_side.vocabulary_file_names()):
+    sources = text_side.vocabulary_files(meta.vocab_file) if meta.vocab_file else ()
+    for source, name in zip(sources, text_side.vocabulary_file_names()):
         copy = os.path.join(output_dir, name)
         if not (os.path.exists(copy) and os.path.samefile(source, copy)):
             shutil.copyfile(source, copy)
@@ -149,8 +150,10 @@ def read_export_meta(output_dir):
         if values.pop(LEGACY_CAUSAL, False):
             config = config.replace(causal_attention=True)
         labels = values.pop("label_list", None)
-        return ExportMeta(encoder_config=config,
-                          vocab_file=os.path.join(output_dir, vocab_file_name(family)),
+        vocab_file = os.path.join(output_dir, vocab_file_name(family))
+        if not os.path.isfile(vocab_file) and not text_side_type(family).needs_vocabulary(config):
+            vocab_file = None  # a run without a vocabulary (ELMo's character biLM)
+        return ExportMeta(encoder_config=config, vocab_file=vocab_file,
                           label_list=None if labels is None else tuple(labels), **values)
     except (KeyError, TypeError, ValueError) as e:
         raise ExportMetaError(f"{path}: {e}") from None

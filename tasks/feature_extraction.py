@@ -93,16 +93,6 @@ def _pieces_with_spans(text_side, texts):
     return [(ids, [None] * len(ids)) for ids in map(text_side.encode, texts)]
 
 
-def _piece_indexes(text_side, num_a, num_b, max_seq_length, positions):
-    """At each of `positions` of a packed row, the index of the piece of A then B
-    there, None at a special token: packing the pieces' indexes (negated, so that
-    none reads as a special id) shows where the family puts each."""
-    marks = -1 - np.arange(num_a + (num_b or 0))
-    marks_b = None if num_b is None else marks[num_a:].tolist()
-    marks = text_side.pack(marks[:num_a].tolist(), marks_b, max_seq_length)["input_word_ids"]
-    return [int(-1 - m) if m < 0 else None for m in marks[positions]]
-
-
 def encode_lines(lines, text_side, max_seq_length):
     """`EncodedLine`s packed by `text_side` (a `data.text.text_side.TextSide`) to
     `max_seq_length`."""
@@ -120,14 +110,14 @@ def encode_lines(lines, text_side, max_seq_length):
             spans += spans_b[:len(ids_b)]
         inputs = text_side.pack(ids_a, ids_b, max_seq_length)
         positions = np.flatnonzero(inputs["input_mask"])
-        pieces = _piece_indexes(text_side, len(ids_a), None if ids_b is None else len(ids_b),
-                                max_seq_length, positions)
+        pieces = text_side.piece_indexes(len(ids_a), None if ids_b is None else len(ids_b),
+                                         max_seq_length)[positions].tolist()
         if "input_type_ids" in inputs:
             segments = inputs["input_type_ids"][positions].tolist()
         else:  # a family without segment ids: B's pieces are segment 1, the rest 0
             segments = [int(i is not None and i >= len(ids_a)) for i in pieces]
         encoded.append(EncodedLine(
-            line.unique_id, inputs, text_side.to_tokens(inputs["input_word_ids"][positions].tolist()),
+            line.unique_id, inputs, text_side.to_tokens(inputs[text_side.ids_input][positions].tolist()),
             segments, [None if i is None else spans[i] for i in pieces], positions.tolist()))
     return encoded
 

@@ -10,7 +10,7 @@ then its task's own flags.
                              learning_rate (pretraining and fine-tuning)
     define_fine_tuning_flags the training flags and data_dir, do_predict,
                              predict_batch_size, num_train_epochs, warmup_proportion,
-                             skip_bad_rows, export_dir
+                             skip_bad_rows, fine_tune_encoder, export_dir
     define_export_flag       export_dir (also for the export command lines)
 
 `model_files_from_flags`, `do_lower_case_from_flags` and `settings_from_flags`
@@ -95,6 +95,9 @@ def define_fine_tuning_flags(unit="Examples", train_batch_size=32, learning_rate
     if skip_bad_rows:
         flags.DEFINE_bool("skip_bad_rows", False, "Skip malformed rows with a count instead of "
                           "stopping at the first.")
+    flags.DEFINE_bool("fine_tune_encoder", False, "A feature-based family (ELMo): train the encoder "
+                      "too, instead of keeping it frozen under its learned layer mix and task "
+                      "BiLSTM. Other families always fine-tune theirs.")
     define_export_flag("Write the serving SavedModel here after training (e.g. <base>/1)"
                        + (f"; {export_help}" if export_help else "."))
 

@@ -18,6 +18,7 @@ from absl import logging
 from data.multiple_choice.features import NO_LABEL, encode_examples
 from data.multiple_choice.swag_reader import read_multiple_choice_file
 from modeling.encoder_interface import build_encoder
+from modeling.feature_based_models import FeatureBasedMultipleChoice, feature_based
 from modeling.task_models import MultipleChoiceClassifier
 from tasks.array_dataset import array_dataset
 from tasks.base import FineTuningTask, text_side
@@ -54,6 +55,7 @@ class MultipleChoiceConfig:
     dropout_rate: float = None  # default: the encoder's hidden_dropout_prob
     skip_bad_rows: bool = False
     trim_padding: bool = True  # batches as long as their longest choice; off for TPU / XLA
+    fine_tune_encoder: bool = False  # a feature-based family (ELMo): train its encoder too
     seed: int = 12345
 
 
@@ -105,7 +107,11 @@ class MultipleChoiceTask(FineTuningTask):
         dropout = self.config.dropout_rate
         if dropout is None:
             dropout = self.config.encoder_config.hidden_dropout_prob
-        return MultipleChoiceClassifier(build_encoder(self.config.encoder_config), dropout_rate=dropout)
+        encoder = build_encoder(self.config.encoder_config)
+        if feature_based(encoder):
+            return FeatureBasedMultipleChoice(encoder, dropout_rate=dropout,
+                                              fine_tune_encoder=self.config.fine_tune_encoder)
+        return MultipleChoiceClassifier(encoder, dropout_rate=dropout)
 
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training: shuffled, repeated, full batches. Otherwise one pass.

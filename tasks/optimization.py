@@ -1,12 +1,15 @@
-"""BERT's optimizers: AdamW as in the original code, LAMB for large batches.
+"""Optimizers and learning-rate schedules: BERT's AdamW as in the original
+code, LAMB for large batches, and bias-corrected Adam as OpenAI GPT's code.
 
-Both follow google-research/bert: weight decay 0.01 that skips LayerNorm and
-bias variables, linear warmup then linear decay to 0 over all training steps,
-and gradients clipped to global norm 1.0. Written with `keras.ops` only, so
-the same optimizers run on the TensorFlow and JAX backends.
+All follow google-research/bert: weight decay 0.01 that skips LayerNorm and
+bias variables, and gradients clipped to global norm 1.0. The learning rate
+warms up linearly, then decays to 0 over all training steps, linearly (BERT)
+or on a cosine (GPT). Written with `keras.ops` only, so the same optimizers
+run on the TensorFlow and JAX backends.
 """
 
 import dataclasses
+import math
 import re
 
 import keras
@@ -14,7 +17,10 @@ from keras import ops
 
 from tasks.update_chain import UpdateChain
 
-OPTIMIZERS = ("adamw", "lamb")
+OPTIMIZERS = ("adamw", "lamb", "adam")
+SCHEDULES = ("linear", "cosine")
+# Adam's epsilon by optimizer: google-research/bert's 1e-6, the GPT code's (and torch's) 1e-8.
+DEFAULT_EPSILON = {"adamw": 1e-6, "lamb": 1e-6, "adam": 1e-8}
 
 # Matched against `variable.path` like the original's list against TF1 names.
 NO_DECAY_PATTERN = re.compile(r"LayerNorm|layer_norm|bias")
@@ -46,6 +52,26 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
         return {"peak_learning_rate": self.peak_learning_rate,
                 "num_train_steps": self.num_train_steps,
                 "num_warmup_steps": self.num_warmup_steps}
+
+
+@keras.saving.register_keras_serializable(package="bert_garden")
+class WarmupCosineDecay(WarmupLinearDecay):
+    """`peak * step / warmup` during warmup, then `peak * (1 + cos(pi * step /
+    total)) / 2`: the original GPT code's `warmup_cosine`, whose cosine runs
+    over all `num_train_steps` (not from the end of warmup), as the linear
+    decay here does; GPT pretrained with it (2,000 warmup steps)."""
+
+    def __call__(self, step):
+        step = ops.cast(step, "float32")
+        progress = ops.minimum(step, self.num_train_steps) / max(self.num_train_steps, 1)
+        decayed = self.peak_learning_rate * 0.5 * (1.0 + ops.cos(math.pi * progress))
+        if not self.num_warmup_steps:
+            return decayed
+        warmup = self.peak_learning_rate * step / self.num_warmup_steps
+        return ops.where(step < self.num_warmup_steps, warmup, decayed)
+
+
+SCHEDULE_TYPES = {"linear": WarmupLinearDecay, "cosine": WarmupCosineDecay}
 
 
 class _DecoupledWeightDecay(keras.optimizers.Optimizer):
@@ -126,16 +152,24 @@ class AdamWeightDecay(_DecoupledWeightDecay):
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
-class Lamb(_DecoupledWeightDecay):
-    """LAMB (You et al., 2019): bias-corrected Adam direction plus weight decay,
-    rescaled per variable by the trust ratio ||w|| / ||update||. LayerNorm and
-    bias variables get neither decay nor the trust ratio."""
+class Adam(_DecoupledWeightDecay):
+    """Adam with bias correction (Kingma and Ba) and decoupled weight decay on
+    all but LayerNorm and bias: the update of the original GPT code's `adam`
+    (its `l2` on matrices only, which are the variables decayed here) and of
+    torch's `AdamW`."""
 
     def _adam_direction(self, m, v, variable):
         step = ops.cast(self.iterations + 1, variable.dtype)
         m_hat = m / (1.0 - ops.power(ops.cast(self.beta_1, variable.dtype), step))
         v_hat = v / (1.0 - ops.power(ops.cast(self.beta_2, variable.dtype), step))
         return m_hat / (ops.sqrt(v_hat) + self.epsilon)
+
+
+@keras.saving.register_keras_serializable(package="bert_garden")
+class Lamb(Adam):
+    """LAMB (You et al., 2019): bias-corrected Adam direction plus weight decay,
+    rescaled per variable by the trust ratio ||w|| / ||update||. LayerNorm and
+    bias variables get neither decay nor the trust ratio."""
 
     def _scale(self, update, variable, decayed):
         if not decayed:
@@ -148,7 +182,8 @@ class Lamb(_DecoupledWeightDecay):
 
 @dataclasses.dataclass(frozen=True)
 class OptimizerConfig:
-    """Optimizer hyper-parameters; the defaults are the paper's (and the original code's)."""
+    """Optimizer hyper-parameters; the defaults are BERT's paper (and original
+    code); `epsilon` None takes the optimizer's own (`DEFAULT_EPSILON`)."""
 
     name: str = "adamw"
     learning_rate: float = 1e-4
@@ -156,19 +191,23 @@ class OptimizerConfig:
     weight_decay_rate: float = 0.01
     beta_1: float = 0.9
     beta_2: float = 0.999
-    epsilon: float = 1e-6
+    epsilon: float = None
     clip_norm: float = 1.0
+    schedule: str = "linear"
 
     def __post_init__(self):
         if self.name not in OPTIMIZERS:
             raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.name!r}")
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"learning-rate schedule must be one of {SCHEDULES}, got {self.schedule!r}")
 
     def build(self, num_train_steps, aggregate_gradients=True):
-        """The optimizer with its warmup + linear-decay schedule over `num_train_steps`."""
-        cls = AdamWeightDecay if self.name == "adamw" else Lamb
+        """The optimizer with its warmup + decay schedule over `num_train_steps`."""
+        cls = {"adamw": AdamWeightDecay, "lamb": Lamb, "adam": Adam}[self.name]
         return cls(
-            learning_rate=WarmupLinearDecay(self.learning_rate, num_train_steps,
-                                            self.num_warmup_steps),
+            learning_rate=SCHEDULE_TYPES[self.schedule](self.learning_rate, num_train_steps,
+                                                        self.num_warmup_steps),
             weight_decay_rate=self.weight_decay_rate, beta_1=self.beta_1, beta_2=self.beta_2,
-            epsilon=self.epsilon, global_clipnorm=self.clip_norm or None,
+            epsilon=DEFAULT_EPSILON[self.name] if self.epsilon is None else self.epsilon,
+            global_clipnorm=self.clip_norm or None,
             aggregate_gradients=aggregate_gradients, name=self.name)

@@ -54,6 +54,7 @@ class QuestionAnsweringConfig:
     start_n_top: int = 5
     end_n_top: int = 5
     trim_padding: bool = True  # inference batches as long as their longest window; off for TPU / XLA
+    fine_tune_encoder: bool = False  # a feature-based family (ELMo): train its encoder too
     seed: int = 12345
 
     def __post_init__(self):

@@ -12,6 +12,7 @@ from keras import ops
 
 from families import registry
 from modeling.encoder_interface import build_encoder
+from modeling.feature_based_models import FeatureBasedSpanLabeler, feature_based
 from modeling.task_models import SpanLabeler
 from tasks.question_answering_answers import postprocess
 
@@ -39,7 +40,11 @@ class StartEndHead:
         self.na_prob_thresh = OFFICIAL_NA_PROB_THRESH
 
     def build_model(self):
-        return SpanLabeler(build_encoder(self.config.encoder_config))
+        """BERT's span labeler, or a feature-based family's (ELMo: its BiLSTM span head)."""
+        encoder = build_encoder(self.config.encoder_config)
+        if feature_based(encoder):
+            return FeatureBasedSpanLabeler(encoder, fine_tune_encoder=self.config.fine_tune_encoder)
+        return SpanLabeler(encoder)
 
     def inputs(self, features, training):
         return {}

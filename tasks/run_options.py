@@ -51,7 +51,9 @@ def define_flags():
                       "CPU with AMX or AVX512_BF16; float32 elsewhere), none (float32), bf16, or "
                       "fp16 with dynamic loss scaling.")
     flags.DEFINE_bool("jit_compile", False, "Compile the forward and backward pass with XLA.")
-    flags.DEFINE_enum("optimizer", "adamw", OPTIMIZERS, "adamw (original BERT) or lamb.")
+    flags.DEFINE_enum("optimizer", "adamw", OPTIMIZERS, "adamw (original BERT: Adam without bias "
+                      "correction, epsilon 1e-6), lamb, or adam (bias-corrected, epsilon 1e-8: "
+                      "the original GPT's).")
     flags.DEFINE_integer("grad_accum_steps", 1,
                          "Micro-batches per update; the train batch size is per update.")
     flags.DEFINE_integer("keep_checkpoint_max", 5, "Most recent checkpoints kept.")

@@ -23,6 +23,7 @@ from data.tagging.conll_reader import check_labels, labels_from_sentences, read_
 from data.tagging.features import build_tagging_features
 from modeling.encoder_interface import build_encoder
 from modeling.feature_based_tagger import LAYER_COMBINATIONS, FeatureBasedTagger
+from modeling.feature_based_models import FeatureBasedTokenClassifier, feature_based
 from modeling.task_models import TokenClassifier
 from tasks.array_dataset import array_dataset
 from tasks.base import FineTuningTask, text_side
@@ -34,6 +35,7 @@ SPLIT_FILES = {"train": ("train.txt", "eng.train"),
                "dev": ("dev.txt", "valid.txt", "eng.testa"),
                "test": ("test.txt", "eng.testb")}
 PREDICTIONS_FILE = "predictions.txt"
+BERT_LSTM_UNITS = 768  # the feature-based tagger's BiLSTM (the paper's section 5.4)
 
 
 def find_split_file(data_dir, split):
@@ -70,8 +72,9 @@ class TaggingConfig:
     dropout_rate: float = None  # default: the encoder's hidden_dropout_prob
     feature_based: bool = False
     feature_layers: str = "concat_last_four"
-    lstm_units: int = 768
-    lstm_layers: int = 2
+    lstm_units: int = None  # default: 768 for BERT's feature_based, the record's (ELMo: 200)
+    lstm_layers: int = None  # default: 2, or the record's
+    fine_tune_encoder: bool = False  # a feature-based family (ELMo): train its encoder too
     predict_split: str = "test"
     trim_padding: bool = True
     seed: int = 12345
@@ -103,8 +106,9 @@ class TaggingTask(FineTuningTask):
         self.config = config
         self.text_side = text_side(config)
         if config.feature_based and self.text_side.family != "bert":
-            raise ValueError(f"feature_based: the feature-based tagger reads BERT's embedding "
-                             f"layer; the {self.text_side.family} encoder is fine-tuned only")
+            raise ValueError(f"feature_based: the layer combinations read BERT's embedding layer; "
+                             f"the {self.text_side.family} encoder is fine-tuned, or read by its "
+                             f"record's feature-based model")
         self._sentences = {}
         self._features = {}
         self._labels = list(config.labels) if config.labels else None
@@ -186,7 +190,11 @@ class TaggingTask(FineTuningTask):
         encoder = build_encoder(config.encoder_config)
         if config.feature_based:
             return FeatureBasedTagger(encoder, len(self.labels), config.feature_layers,
-                                      config.lstm_units, config.lstm_layers, dropout)
+                                      config.lstm_units or BERT_LSTM_UNITS, config.lstm_layers or 2,
+                                      dropout)
+        if feature_based(encoder):
+            return FeatureBasedTokenClassifier(encoder, len(self.labels), dropout, config.lstm_units,
+                                               config.lstm_layers, config.fine_tune_encoder)
         return TokenClassifier(encoder, len(self.labels), dropout_rate=dropout)
 
     def loss(self, labels, outputs):

@@ -40,7 +40,8 @@ class Trainer:
     The train batch size is per optimizer update: it is split over
     `grad_accum_steps` micro-batches and over the replicas, so changing either
     leaves the arithmetic unchanged. The loss is the mean of the task's
-    per-example losses over that batch.
+    per-example losses over that batch, plus the model's Keras regularization
+    losses (`model.losses`: ELMo's L2 on its scalar mix) once per batch.
 
     Example:
     >>> trainer = Trainer(task, RunOptions(output_dir="/tmp/run"))
@@ -166,6 +167,10 @@ class Trainer:
             with tf.GradientTape() as tape:
                 outputs, carried = task.forward(model, features, carried, training=True)
                 loss = tf.reduce_sum(task.training_loss(labels, outputs)) / batch_size
+                if model.losses:
+                    # Keras regularizers (ELMo's L2 on its scalar mix): once per global
+                    # batch, shared out over the replicas and micro-batches.
+                    loss += tf.add_n([tf.cast(l, loss.dtype) for l in model.losses]) * (rows / batch_size)
                 scaled = optimizer.scale_loss(loss) if scale_loss else loss
             grads = tape.gradient(scaled, variables)
             # Dense: embedding gradients come as IndexedSlices with repeated rows,

@@ -72,8 +72,9 @@ def encode_examples(examples, text_side, max_seq_length, label_list):
 def features_key(examples, vocab_file, do_lower_case, max_seq_length, label_list):
     """Hex digest naming the features of `examples` under these settings."""
     digest = hashlib.sha256()
-    with open(vocab_file, "rb") as f:
-        digest.update(hashlib.sha256(f.read()).digest())
+    if vocab_file:  # None: a model without a vocabulary (ELMo's character biLM)
+        with open(vocab_file, "rb") as f:
+            digest.update(hashlib.sha256(f.read()).digest())
     digest.update(repr((FORMAT_VERSION, bool(do_lower_case), int(max_seq_length),
                         None if label_list is None else list(label_list))).encode())
     for e in examples:

@@ -43,14 +43,33 @@ def files_with_records(files):
     return kept
 
 
+def first_record_features(path):
+    """The features of the first record of `path` ({name: tf.train.Feature});
+    raises RecordLayoutError when it has none."""
+    first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
+    if first is None:
+        raise RecordLayoutError(f"{path}: no records")
+    return tf.train.Example.FromString(first.numpy()).features.feature
+
+
+def numbered_records(files, shuffle_files=False, seed=12345, repeat=False):
+    """(number in the run, serialized record) of every record of `files`, file
+    after file in stream order (their order shuffled each pass with
+    `shuffle_files`), numbers counting on across passes: what readers of
+    records written in batch order (XLNet's, ELMo's) start from."""
+    dataset = tf.data.Dataset.from_tensor_slices(files)
+    if shuffle_files:
+        dataset = dataset.shuffle(len(files), seed=seed, reshuffle_each_iteration=True)
+    if repeat:
+        dataset = dataset.repeat()
+    return dataset.flat_map(tf.data.TFRecordDataset).enumerate()
+
+
 def check_first_record(path, max_seq_length, max_predictions_per_seq, next_sentence_labels=True,
                        max_sequences_per_pack=0):
     """Raises RecordLayoutError naming the feature when the first record of
     `path` lacks a feature or has one of another kind or length."""
-    first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
-    if first is None:
-        raise RecordLayoutError(f"{path}: no records")
-    features = tf.train.Example.FromString(first.numpy()).features.feature
+    features = first_record_features(path)
     layout = F.feature_layout(max_seq_length, max_predictions_per_seq, next_sentence_labels,
                               max_sequences_per_pack)
     hints = {F.INPUT_IDS: f"--max_seq_length={max_seq_length}",
@@ -140,7 +159,19 @@ def pretraining_dataset(
                            max_sequences_per_pack)
     spec = feature_spec(max_seq_length, max_predictions_per_seq, next_sentence_labels,
                         max_sequences_per_pack)
+    dataset = record_batches(files, spec, batch_size, shuffle, seed, repeat, shuffle_buffer, drop_remainder)
+    if dynamic_masker is not None:
+        dataset = dataset.enumerate().map(
+            lambda index, features: dynamic_masker(features, tf.stack([tf.constant(seed, tf.int64), index])),
+            num_parallel_calls=tf.data.AUTOTUNE,
+        )
+    return dataset.prefetch(tf.data.AUTOTUNE)
 
+
+def record_batches(files, spec, batch_size, shuffle, seed, repeat, shuffle_buffer, drop_remainder):
+    """Batches of parsed records (int32, float32 kept) of `files`: in order, or
+    with `shuffle` the files and then the records shuffled from `seed`, anew
+    each pass; with `repeat` endlessly."""
     dataset = tf.data.Dataset.from_tensor_slices(files)
     if shuffle:
         dataset = dataset.shuffle(len(files), seed=seed, reshuffle_each_iteration=True)
@@ -155,13 +186,7 @@ def pretraining_dataset(
     if shuffle:
         dataset = dataset.shuffle(shuffle_buffer, seed=seed, reshuffle_each_iteration=True)
     dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
-    dataset = dataset.map(lambda records: _parse(records, spec), num_parallel_calls=tf.data.AUTOTUNE)
-    if dynamic_masker is not None:
-        dataset = dataset.enumerate().map(
-            lambda index, features: dynamic_masker(features, tf.stack([tf.constant(seed, tf.int64), index])),
-            num_parallel_calls=tf.data.AUTOTUNE,
-        )
-    return dataset.prefetch(tf.data.AUTOTUNE)
+    return dataset.map(lambda records: _parse(records, spec), num_parallel_calls=tf.data.AUTOTUNE)
 
 
 def _parse(records, spec):

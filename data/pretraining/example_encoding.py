@@ -4,13 +4,14 @@ example is where the original writer spends much of its time, and importing
 TensorFlow would cost each writer process most of its memory budget.
 
 Wire format (proto3): Example{1: Features{1: map<string, Feature>}},
-map entry {1: key, 2: Feature}, Feature{2: FloatList, 3: Int64List}, each
-list packed in its field 1, every length a base-128 varint.
+map entry {1: key, 2: Feature}, Feature{1: BytesList, 2: FloatList,
+3: Int64List}, numbers packed in their list's field 1, each byte string a
+field 1 of its own, every length a base-128 varint.
 """
 
 import numpy as np
 
-from data.pretraining.features import FLOAT
+from data.pretraining.features import BYTES, FLOAT
 from data.pretraining.ragged_bytes import RaggedBytes
 
 
@@ -51,6 +52,21 @@ def _floats(values):
     return RaggedBytes.dense(data.view(np.uint8).reshape(len(data), -1))
 
 
+def _varint(value):
+    """The base-128 varint of one non-negative int, as bytes."""
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _byte_strings(rows):
+    """Each row's BytesList content: every byte string as field 1 (tag, length, bytes)."""
+    return RaggedBytes.from_rows([b"".join(b"\x0a" + _varint(len(v)) + v for v in row) for row in rows])
+
+
 def _field(tag, length):
     """Tag byte and varint length of a length-delimited field, per row."""
     return [RaggedBytes.constant(tag, len(length)), varints(length[:, None])]
@@ -58,19 +74,24 @@ def _field(tag, length):
 
 def _feature_entry(name, kind, array):
     """Byte pieces of one map entry of Features, and its total size per row."""
-    payload = _floats(array) if kind == FLOAT else varints(array)
-    payload_size = payload.lengths()
-    list_size = 1 + varint_size(payload_size) + payload_size
+    if kind == BYTES:
+        list_pieces = [_byte_strings(array)]
+        list_size = list_pieces[0].lengths()
+    else:
+        payload = _floats(array) if kind == FLOAT else varints(array)
+        payload_size = payload.lengths()
+        list_pieces = _field(b"\x0a", payload_size) + [payload]
+        list_size = 1 + varint_size(payload_size) + payload_size
     feature_size = 1 + varint_size(list_size) + list_size
     key = b"\x0a" + bytes([len(name)]) + name
     entry_size = len(key) + 1 + varint_size(feature_size) + feature_size
+    list_tag = {BYTES: b"\x0a", FLOAT: b"\x12"}.get(kind, b"\x1a")
     pieces = (
         _field(b"\x0a", entry_size)
         + [RaggedBytes.constant(key, len(array))]
         + _field(b"\x12", feature_size)
-        + _field(b"\x12" if kind == FLOAT else b"\x1a", list_size)
-        + _field(b"\x0a", payload_size)
-        + [payload]
+        + _field(list_tag, list_size)
+        + list_pieces
     )
     return pieces, 1 + varint_size(entry_size) + entry_size
 
@@ -80,11 +101,12 @@ def encode_examples(features, layout):
     arrays in `features`.
 
     `layout` is the ordered {name: (width, kind)} of `feature_layout`; each
-    array is [rows, width]. Map entries are written in layout order.
+    array is [rows, width] (of `bytes` objects for a BYTES feature). Map
+    entries are written in layout order.
     """
     pieces, features_size = [], 0
     for name, (width, kind) in layout.items():
-        array = np.asarray(features[name])
+        array = np.asarray(features[name], dtype=object if kind == BYTES else None)
         if array.ndim != 2 or array.shape[1] != width:
             raise ValueError(f"feature {name!r}: expected shape [rows, {width}], got {array.shape}")
         encoded_name = name.encode("utf-8")

@@ -14,6 +14,7 @@ NEXT_SENTENCE_WEIGHTS = "next_sentence_weights"
 
 INT = "int64"
 FLOAT = "float"
+BYTES = "bytes"  # a list of byte strings (words), for records that carry text
 
 
 def feature_layout(max_seq_length, label_width, next_sentence_labels=True,

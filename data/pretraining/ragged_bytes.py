@@ -24,6 +24,16 @@ class RaggedBytes(NamedTuple):
         return cls(values, np.broadcast_to(True, values.shape))
 
     @classmethod
+    def from_rows(cls, rows):
+        """One row per bytes object of `rows`."""
+        lengths = np.array([len(r) for r in rows], dtype=np.int64)
+        width = int(lengths.max()) if len(rows) else 0
+        values = np.zeros((len(rows), width), dtype=np.uint8)
+        present = np.arange(width) < lengths[:, None]
+        values[present] = np.frombuffer(b"".join(rows), dtype=np.uint8)
+        return cls(values, present)
+
+    @classmethod
     def concat(cls, parts):
         return cls(
             np.concatenate([p.values for p in parts], axis=1),

@@ -53,16 +53,23 @@ def remove_metadata(output_files):
 def write_metadata(output_files, family, settings, records_per_file):
     """Writes the metadata of each output name: `family` ("bert", "xlnet"),
     `settings` (JSON values) and the records of each of its shards that has any."""
+    texts = metadata_texts(output_files, family, settings, records_per_file)
+    for path, text in texts.items():
+        with atomic_output(path) as f:
+            os.fchmod(f.fileno(), new_file_mode())  # readable as the shards are
+            f.write(text)
+    return sorted(texts)
+
+
+def metadata_texts(output_files, family, settings, records_per_file):
+    """{metadata path: its JSON text} of the output names of `output_files`."""
     groups = {}
     for path, count in zip(output_files, records_per_file):
         records = groups.setdefault(metadata_path(path), {})
         if count:
             records[os.path.basename(path)] = int(count)
-    for path, records in groups.items():
-        with atomic_output(path) as f:
-            os.fchmod(f.fileno(), new_file_mode())  # readable as the shards are
-            f.write(json.dumps({"family": family, "settings": settings, "records": records}, indent=2) + "\n")
-    return sorted(groups)
+    return {path: json.dumps({"family": family, "settings": settings, "records": records}, indent=2) + "\n"
+            for path, records in groups.items()}
 
 
 def read_metadata(records_path):

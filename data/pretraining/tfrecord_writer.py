@@ -99,12 +99,12 @@ def frame_records(records):
 
 
 def shard_blobs(framed, num_shards, first_shard=0):
-    """Framed records dealt round-robin over `num_shards`, record 0 to
-    `first_shard`: one bytes blob and a record count per shard."""
+    """Framed records (a list of bytes) dealt round-robin over `num_shards`,
+    record 0 to `first_shard`: one bytes blob and a record count per shard."""
     blobs, counts = [], []
     for shard in range(num_shards):
-        rows = RaggedBytes(*(a[(shard - first_shard) % num_shards :: num_shards] for a in framed))
-        blobs.append(rows.flat().tobytes())
+        rows = framed[(shard - first_shard) % num_shards :: num_shards]
+        blobs.append(b"".join(rows))
         counts.append(len(rows))
     return blobs, counts
 
@@ -118,7 +118,7 @@ class ShardedRecordWriter:
 
     Example:
     >>> with ShardedRecordWriter(["a.tfrecord", "b.tfrecord"]) as writer:
-    ...     writer.write(*shard_blobs(frame_records(encode_examples(features, layout)), 2))
+    ...     writer.write(*shard_blobs(frame_records(encode_examples(features, layout)).to_bytes(), 2))
     """
 
     def __init__(self, paths):

@@ -1,6 +1,7 @@
 """The offline pretraining-data writer: streams a corpus in chunks through a
 pool of worker processes and writes their records, in chunk order, to the
-output shards (round-robin, as dealt by each chunk).
+output shards (round-robin, as dealt by each chunk). `beam_writer` writes
+the same shards with an Apache Beam pipeline.
 
 At most two chunks per worker are in flight, so memory stays bounded however
 large the corpus is, and results are written in chunk order, so the output
@@ -51,22 +52,19 @@ def write_pretraining_data(
     log_every_seconds=10.0,
     *,
     processor_class,
+    max_chunk_chars=corpus_reader.MAX_CHUNK_CHARS,
 ):
     """Writes the TFRecords and returns the summary counts (a dict); a corpus
     that yields no instance is an error and leaves no output.
 
-    `processor_class` makes one chunk's records (BERT's `ChunkProcessor`, or
-    XLNet's `xlnet_chunks.XLNetChunkProcessor`) from `(config, vocab_file,
-    do_lower_case, num_shards)`; its `strict_utf8` says whether invalid UTF-8
-    is an error rather than replaced, its `no_output_reason(input_files)` what
-    to say when nothing comes out, its `family` and `metadata_settings()` what
-    the metadata records. The counts include `records_per_shard`."""
+    `processor_class` is the family's chunk processor (the contract is
+    `chunk_processor.ChunkProcessor`). The counts include `records_per_shard`."""
     input_files = corpus_reader.expand_input_files(input_files)
     processor_args = (processor_class, config, vocab_file, do_lower_case, len(output_files))
     processor = processor_class(*processor_args[1:])  # fails early on a bad vocab
     read_stats = corpus_reader.ReadStats()
-    documents = corpus_reader.read_documents(input_files, read_stats, strict_utf8=processor.strict_utf8)
-    chunks = corpus_reader.chunk_documents(documents, documents_per_chunk)
+    documents = corpus_reader.read_documents(input_files, read_stats, max_chunk_chars, strict_utf8=processor.strict_utf8)
+    chunks = corpus_reader.chunk_documents(documents, documents_per_chunk, max_chunk_chars)
     counts = collections.Counter()
     progress = _Progress(counts, read_stats, log_every_seconds)
     with locked_outputs(output_files):
@@ -116,14 +114,14 @@ def shard_lines(output_files, records_per_shard):
 def _process_in_order(chunks, processor, processor_args, num_workers):
     """(shard blobs, shard counts, counts) of each chunk, in chunk order."""
     if num_workers <= 1:
-        for index, chunk in enumerate(chunks):
-            yield processor(index, chunk)
+        for chunk in chunks:
+            yield processor(chunk)
         return
     context = multiprocessing.get_context("spawn")
     with context.Pool(num_workers, initializer=_init_worker, initargs=processor_args) as pool:
         pending = collections.deque()
-        for index, chunk in enumerate(chunks):
-            pending.append(pool.apply_async(_process_chunk, (index, chunk)))
+        for chunk in chunks:
+            pending.append(pool.apply_async(_process_chunk, (chunk,)))
             if len(pending) >= 2 * num_workers:
                 yield pending.popleft().get()
         while pending:
@@ -135,8 +133,8 @@ def _init_worker(processor_class, *processor_args):
     _worker_processor = processor_class(*processor_args)
 
 
-def _process_chunk(index, chunk):
-    return _worker_processor(index, chunk)
+def _process_chunk(chunk):
+    return _worker_processor(chunk)
 
 
 class _Progress:
@@ -159,6 +157,17 @@ class _Progress:
             self.counts["instances"],
             self.counts["instances"] / elapsed,
         )
+
+
+def framed_summary(counts, lines):
+    """A family's summary `lines` of its records, after the corpus read and
+    before the speed (for writers that stop at invalid UTF-8)."""
+    get = counts.get
+    seconds = max(get("seconds", 0.0), 1e-9)
+    # Only a Beam pipeline skips such lines (`beam_pipeline`); the local writer stops there.
+    skipped = f", invalid UTF-8 lines skipped {get('skipped_lines')}" if get("skipped_lines") else ""
+    return [f"files {get('files', 0)}, lines {get('lines', 0)}, {get('bytes', 0) / 1e6:.1f} MB{skipped}", *lines,
+            f"{seconds:.1f} s, {get('instances', 0) / seconds:.0f} records/s"]
 
 
 def summary_lines(counts, config):

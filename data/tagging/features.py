@@ -47,9 +47,9 @@ class TaggingFeatures:
 
 
 def word_piece_ids(text, words, max_pieces):
-    """Ids of each word's pieces from the text side `text`: the unknown id for
-    a word with none, at most `max_pieces`."""
-    return [text.encode(word)[:max_pieces] or [text.unk_id] for word in words]
+    """Ids of each word's pieces from the text side `text` (`encode_word`): the
+    unknown id for a word with none, at most `max_pieces`."""
+    return [text.encode_word(word)[:max_pieces] or [text.unk_id] for word in words]
 
 
 def plan_windows(piece_counts, max_pieces, doc_stride):

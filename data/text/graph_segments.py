@@ -33,8 +33,9 @@ def special_tokens_dict(special):
 
 
 def flatten_words(segment):
-    """Ragged [batch, (words), (pieces)] -> [batch, (pieces)]; rank 2 passes through."""
-    return segment.merge_dims(-2, -1) if segment.shape.rank > 2 else segment
+    """Ragged [batch, (words), (pieces)] -> [batch, (pieces)]; one ragged
+    dimension passes through ([batch, (pieces)], ELMo's [batch, (words), characters])."""
+    return segment.merge_dims(1, 2) if segment.ragged_rank > 1 else segment
 
 
 def pack_segments(segments, seq_length, special):

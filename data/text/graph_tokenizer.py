@@ -15,6 +15,7 @@ import tensorflow_text as text
 
 from data.text import text_classes
 from data.text import unicode_tables as ut
+from data.text.graph_offsets import row_ids, utf8_length
 from data.text.tokenization import MAX_CHARS_PER_WORD
 from data.text.vocab import Vocab
 
@@ -81,7 +82,7 @@ class GraphTokenizer(tf.Module):
         ids, begins, ends = self._wordpiece.tokenize_with_offsets(words.strings)
         # Pieces are character-aligned: find their first and last folded
         # characters from byte positions in the concatenated words.
-        char_bytes = tf.cumsum(_utf8_length(chars.cps), exclusive=True)
+        char_bytes = tf.cumsum(utf8_length(chars.cps), exclusive=True)
         piece_words = ids.value_rowids()
         word_bytes = tf.gather(tf.gather(char_bytes, words.starts), piece_words)
         first = tf.searchsorted(char_bytes, begins.flat_values + word_bytes, out_type=tf.int64)
@@ -169,15 +170,11 @@ def _decode(texts):
     """UTF-8 -> flat codepoints, dropping malformed bytes as Python's errors="ignore" does."""
     cps, begins = tf.strings.unicode_decode_with_offsets(texts, "UTF-8", errors="ignore")
     return _Chars(cps.flat_values, begins.flat_values,
-                  begins.flat_values + _utf8_length(cps.flat_values), cps.value_rowids())
+                  begins.flat_values + utf8_length(cps.flat_values), row_ids(cps))
 
 
 def _select(chars, mask):
     return _Chars(*(tf.boolean_mask(c, mask) for c in chars))
-
-
-def _utf8_length(cps):
-    return tf.add_n([tf.ones_like(cps, tf.int64)] + [tf.cast(cps >= b, tf.int64) for b in (0x80, 0x800, 0x10000)])
 
 
 def _whitespace_segments(flags, rows):

@@ -17,6 +17,7 @@ them in `model_file_names`; `model_file` is the first, the others lie beside it.
 import abc
 import os
 
+import numpy as np
 import tensorflow as tf
 
 from data.text.segments import stack_inputs
@@ -29,6 +30,7 @@ class TextSide(abc.ABC):
     model_file_name = None  # the vocabulary file's name beside export_meta.json
     model_file_names = None  # all of them, when several (the first is `model_file_name`)
     padding_side = "right"  # or "left": where packing puts the padding
+    ids_input = "input_word_ids"  # the packed input holding the tokens `to_tokens` names
     do_lower_case_default = True  # what the family's original runners do unless told
 
     def __init__(self, model_file, do_lower_case):
@@ -59,6 +61,18 @@ class TextSide(abc.ABC):
     @abc.abstractmethod
     def encode(self, text):
         """Token ids of one raw text, as the family's original tokenizer."""
+
+    def encode_word(self, word):
+        """Token ids of one word a word-level task already has (a CoNLL word):
+        its pieces, as `encode` gives them; a family whose tokens are words
+        (ELMo) gives it as one token."""
+        return self.encode(word)
+
+    @classmethod
+    def needs_vocabulary(cls, config):
+        """Whether a model of `config` needs the vocabulary file to run tasks
+        (ELMo's character biLM does not: `model_file` may then be None)."""
+        return True
 
     @abc.abstractmethod
     def to_tokens(self, ids):
@@ -94,6 +108,18 @@ class TextSide(abc.ABC):
         inputs; `ids_b` None packs one segment. A pair that does not fit is cut
         longest first, as the original."""
 
+    def piece_indexes(self, num_a, num_b, seq_length):
+        """Object array [seq_length]: at each position of a row `pack` packs from
+        `num_a` pieces of A (and `num_b` of B, or None), the index of the piece
+        of A then B there, None at special tokens and padding. Packing the
+        pieces' indexes (negated, so that none reads as a special id) shows
+        where the family puts each."""
+        marks = -1 - np.arange(num_a + (num_b or 0))
+        marks_b = None if num_b is None else marks[num_a:].tolist()
+        packed = self.pack(marks[:num_a].tolist(), marks_b, seq_length)
+        marks = np.where(packed["input_mask"] > 0, packed[self.ids_input], 0)
+        return np.array([int(-1 - m) if m < 0 else None for m in marks], dtype=object)
+
     @abc.abstractmethod
     def segment_a_start(self, length_a, seq_length):
         """Index of A's first token when `pack` (or `pack_graph`) packs `length_a`
@@ -114,6 +140,12 @@ class TextSide(abc.ABC):
         """Ragged id segments (one or two) -> dict of int32 [batch, seq_length]
         encoder inputs, exactly as `pack` packs them."""
 
+    def segment_specs(self):
+        """The `tf.RaggedTensorSpec`s of one segment `pack_graph` takes (what a
+        SavedModel traces it for): pieces [batch, (pieces)] or words then pieces
+        [batch, (words), (pieces)]; ELMo's [batch, (words), characters]."""
+        return [tf.RaggedTensorSpec([None] * rank, tf.int32) for rank in (2, 3)]
+
     def encode_texts(self, texts_a, texts_b=None, max_seq_length=128):
         """Batch of encoder inputs (numpy dict) from raw texts."""
         return stack_inputs([
@@ -122,13 +154,18 @@ class TextSide(abc.ABC):
             for i, text_a in enumerate(texts_a)])
 
     def trim_padding(self, features):
-        """Encoder inputs (a batch, [batch, seq] or [batch, choices, seq]) cut
-        to their longest sequence: the padding beyond it is masked anyway, so
-        outputs are unchanged and a batch of short texts costs what its tokens
-        cost. (Shapes then vary by batch: not for TPUs or XLA.)"""
-        longest = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=-1))
-        start = self.cut_before(tf.shape(features["input_mask"])[-1], longest)
-        return {name: value[..., start:start + longest] for name, value in features.items()}
+        """Encoder inputs (a batch, [batch, seq] or [batch, choices, seq], and
+        per-position values beside them) cut to their longest sequence on the
+        axis of `input_mask`'s positions (ELMo's characters [..., seq, chars]
+        keep theirs): the padding beyond it is masked anyway, so outputs are
+        unchanged and a batch of short texts costs what its tokens cost.
+        (Shapes then vary by batch: not for TPUs or XLA.)"""
+        mask = features["input_mask"]
+        longest = tf.reduce_max(tf.reduce_sum(mask, axis=-1))
+        start = self.cut_before(tf.shape(mask)[-1], longest)
+        axis = mask.shape.rank - 1
+        return {name: value[(slice(None),) * axis + (slice(start, start + longest),)]
+                for name, value in features.items()}
 
     def cut_before(self, seq_length, width):
         """Positions `trim_padding` cuts before those it keeps when it cuts

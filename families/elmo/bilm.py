@@ -26,13 +26,15 @@ class BiLM(keras.layers.Layer):
     makes them from their character ids; the token variant needs
     `sentence_boundary_ids`, the vocabulary indices of `<S>` and `</S>`). The
     backward stack reads each row's framed tokens reversed.
-    `stateful` as in `LSTMStack`.
+    `stateful` and `dropout` (the stacks' input dropout, for pretraining) as
+    in `LSTMStack`.
     """
 
-    def __init__(self, config, stateful=False, max_batch_size=128, sentence_boundary_ids=None, **kwargs):
+    def __init__(self, config, stateful=False, max_batch_size=128, sentence_boundary_ids=None, dropout=0.0,
+                 **kwargs):
         super().__init__(**kwargs)
         self.config = config if isinstance(config, ELMoConfig) else ELMoConfig.from_dict(config)
-        self.stateful, self.max_batch_size = stateful, max_batch_size
+        self.stateful, self.max_batch_size, self.dropout = stateful, max_batch_size, dropout
         proj = self.config.lstm.projection_dim
         if self.config.token_embeddings:
             self.sentence_boundary_ids = sentence_boundary_ids and [int(i) for i in sentence_boundary_ids]
@@ -46,8 +48,8 @@ class BiLM(keras.layers.Layer):
             self._boundaries = np.array([[bos_char_ids(self.config.char_cnn.max_characters_per_token),
                                           eos_char_ids(self.config.char_cnn.max_characters_per_token)]],
                                         np.int32)
-        self.directions = [LSTMStack(self.config.lstm, stateful, max_batch_size, dtype=self.dtype_policy,
-                                     name=f"RNN_{d}")
+        self.directions = [LSTMStack(self.config.lstm, stateful, max_batch_size, dropout,
+                                     dtype=self.dtype_policy, name=f"RNN_{d}")
                            for d in range(2)]
 
     def build(self, input_shape=None):
@@ -75,8 +77,8 @@ class BiLM(keras.layers.Layer):
         framed = framed + ops.expand_dims(ops.one_hot(lengths + 1, seq + 2, dtype=e.dtype), -1) * eos
         framed_mask = ops.arange(seq + 2)[None, :] < ops.expand_dims(lengths + 2, 1)
         order = _reversal(lengths + 2, seq + 2)
-        forward = self.directions[0](framed, framed_mask)
-        backward = self.directions[1](_take_steps(framed, order), framed_mask)
+        forward, _ = self.directions[0](framed, framed_mask)
+        backward, _ = self.directions[1](_take_steps(framed, order), framed_mask)
         layers = [ops.concatenate([e, e], axis=-1)]
         for f, b in zip(forward, backward):
             layers.append(ops.concatenate([f, _take_steps(b, order)], axis=-1)[:, 1:seq + 1] * real)
@@ -84,7 +86,8 @@ class BiLM(keras.layers.Layer):
 
     def get_config(self):
         return {**super().get_config(), "config": self.config.to_dict(), "stateful": self.stateful,
-                "max_batch_size": self.max_batch_size, "sentence_boundary_ids": self.sentence_boundary_ids}
+                "max_batch_size": self.max_batch_size, "sentence_boundary_ids": self.sentence_boundary_ids,
+                "dropout": self.dropout}
 
 
 def _reversal(lengths, steps):

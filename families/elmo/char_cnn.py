@@ -7,6 +7,7 @@ from keras import ops
 
 from families.elmo.config import N_CHARACTERS, CharCNNOptions
 from families.elmo.highway import Highway
+from families.elmo.token_embedding import padding_row_zero
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
@@ -56,7 +57,7 @@ class CharCNN(keras.layers.Layer):
         cnn = self.options
         self.char_embed = self.add_weight(
             name="char_embed", shape=(N_CHARACTERS, cnn.embedding_dim),
-            initializer=keras.initializers.RandomUniform(-1.0, 1.0))
+            initializer=padding_row_zero(keras.initializers.RandomUniform(-1.0, 1.0)))
         uniform = cnn.activation == "relu"
         self.kernels, self.biases = [], []
         for i, (width, number) in enumerate(cnn.filters):

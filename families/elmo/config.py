@@ -174,6 +174,15 @@ class ELMoConfig(JsonConfig):
         """True for the variant that looks tokens up in `embedding` instead of the char CNN."""
         return self.char_cnn is None
 
+    def for_fine_tuning(self):
+        """This config; a token-embedding one is refused: tasks and exports pack
+        characters (their `input_word_ids` would need the vocabulary's ids and the
+        indices of `<S>` and `</S>`, which no task passes yet)."""
+        if self.token_embeddings:
+            raise ELMoConfigError("a token-embedding biLM (an options.json without char_cnn) does not run "
+                                  "the tasks or exports yet: they take ELMo's character biLM")
+        return self
+
     def to_dict(self):
         lstm = {"dim": self.lstm.dim, "projection_dim": self.lstm.projection_dim,
                 "use_skip_connections": self.lstm.use_skip_connections}

@@ -5,6 +5,7 @@ from the same character table."""
 import tensorflow as tf
 
 from data.text import unicode_tables
+from data.text.graph_offsets import row_ids, utf8_length
 from families.elmo.characters import EOW_CHAR, MAX_CHARACTERS, PAD_CHAR, BOW_CHAR
 
 
@@ -23,8 +24,15 @@ class GraphCharacters(tf.Module):
 
     def split_words(self, texts):
         """string [batch] -> ragged string [batch, (words)]."""
-        cps = tf.strings.unicode_decode(tf.convert_to_tensor(texts, tf.string), "UTF-8", errors="ignore")
-        rows, values = cps.value_rowids(), cps.flat_values
+        return self.split_words_with_offsets(texts)[0]
+
+    def split_words_with_offsets(self, texts):
+        """(words string, begins, ends int64), each ragged [batch, (words)]: the
+        words and the [begin, end) byte offsets of each in its text (bytes that
+        are not UTF-8 are dropped from a word, not from the offsets)."""
+        cps, offsets = tf.strings.unicode_decode_with_offsets(
+            tf.convert_to_tensor(texts, tf.string), "UTF-8", errors="ignore")
+        rows, values = row_ids(cps), cps.flat_values
         flags = tf.cast(tf.gather(self._classes, values), tf.int32)
         space = tf.not_equal(flags & unicode_tables.SPACE, 0)
         punct = tf.not_equal(flags & unicode_tables.PUNCT, 0) & ~space
@@ -32,11 +40,16 @@ class GraphCharacters(tf.Module):
         starts = ~space & (new_row | _previous(space, True) | punct | _previous(punct, True))
         word_of = tf.cumsum(tf.cast(starts, tf.int64)) - 1  # the word each character is in
         keep = tf.where(~space)[:, 0]
-        chars = tf.RaggedTensor.from_value_rowids(
-            tf.gather(values, keep), tf.gather(word_of, keep), nrows=tf.reduce_sum(tf.cast(starts, tf.int64)))
+        num_words = tf.reduce_sum(tf.cast(starts, tf.int64))
+        chars = tf.RaggedTensor.from_value_rowids(tf.gather(values, keep), tf.gather(word_of, keep),
+                                                  nrows=num_words)
         words = tf.strings.unicode_encode(chars, "UTF-8")
         word_rows = tf.boolean_mask(rows, starts)
-        return tf.RaggedTensor.from_value_rowids(words, word_rows, nrows=cps.nrows())
+        char_ends = tf.cast(offsets.flat_values, tf.int64) + utf8_length(values)
+        ends = tf.math.unsorted_segment_max(tf.gather(char_ends, keep), tf.gather(word_of, keep), num_words)
+        begins = tf.boolean_mask(tf.cast(offsets.flat_values, tf.int64), starts)
+        return tuple(tf.RaggedTensor.from_value_rowids(t, word_rows, nrows=cps.nrows())
+                     for t in (words, begins, ends))
 
     def word_char_ids(self, words):
         """string [n] -> int32 [n, max_characters]."""

@@ -15,7 +15,9 @@ class LSTMPCell(keras.layers.Layer):
     `projection_dim < dim`. A clip of None does not clip (the original's absent key).
 
     `input_part(x)` is `x W_0[:input] + B` for every step at once; `step` adds the
-    recurrent part and returns the new (c, h)."""
+    recurrent part and returns the new (c, h), with `step_weights()` read once
+    before the steps (a read in each step copies, and under mixed precision
+    casts, the weights again every step)."""
 
     def __init__(self, dim, projection_dim, cell_clip=None, proj_clip=None, **kwargs):
         super().__init__(**kwargs)
@@ -38,15 +40,21 @@ class LSTMPCell(keras.layers.Layer):
     def input_part(self, x):
         return ops.matmul(x, self.kernel[:self.input_dim]) + self.bias
 
-    def step(self, x_part, c, h):
-        z = x_part + ops.matmul(h, self.kernel[self.input_dim:])
+    def step_weights(self):
+        """(the recurrent part of `W_0`, `W_P_0` or None) as tensors."""
+        projection = None if self.projection is None else ops.convert_to_tensor(self.projection)
+        return self.kernel[self.input_dim:], projection
+
+    def step(self, x_part, c, h, weights):
+        recurrent, projection = weights
+        z = x_part + ops.matmul(h, recurrent)
         i, j, f, o = ops.split(z, 4, axis=-1)
         c = ops.sigmoid(f + FORGET_BIAS) * c + ops.sigmoid(i) * ops.tanh(j)
         if self.cell_clip is not None:
             c = ops.clip(c, -self.cell_clip, self.cell_clip)
         h = ops.sigmoid(o) * ops.tanh(c)
-        if self.projection is not None:
-            h = ops.matmul(h, self.projection)
+        if projection is not None:
+            h = ops.matmul(h, projection)
             if self.proj_clip is not None:
                 h = ops.clip(h, -self.proj_clip, self.proj_clip)
         return c, h

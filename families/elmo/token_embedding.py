@@ -17,10 +17,20 @@ class TokenEmbedding(keras.layers.Layer):
 
     def build(self, input_shape=None):
         self.embedding = self.add_weight(name="embedding", shape=(self.n_tokens_vocab + 1, self.dim),
-                                         initializer=keras.initializers.RandomUniform(-1.0, 1.0))
+                                         initializer=padding_row_zero(keras.initializers.RandomUniform(-1.0, 1.0)))
 
     def call(self, ids):
         return ops.take(self.embedding, ids, axis=0)
 
     def get_config(self):
         return {**super().get_config(), "n_tokens_vocab": self.n_tokens_vocab, "dim": self.dim}
+
+
+def padding_row_zero(initializer):
+    """`initializer` with row 0, the padding row the original prepends as zeros
+    at load, zero from the start too (so a fresh table is what it would be
+    after a round trip through `lm_weights.hdf5`)."""
+    def initialize(shape, dtype=None):
+        values = initializer(shape, dtype)
+        return ops.concatenate([ops.zeros_like(values[:1]), values[1:]], axis=0)
+    return initialize

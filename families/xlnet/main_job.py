@@ -48,8 +48,8 @@ def pretrain(stage, work, corpus, held_out, seed, quick):
     num_steps = steps(quick)
     pretrain_and_score(stage, path, pretraining, BATCH, num_steps)
     stage("unigram baseline", [
-        "-m", "demo.unigram_baseline", f"--train_file={path['pretraining.tfrecord']}",
-        f"--held_out_file={path['held_out.tfrecord']}", f"--xlnet_config_file={path['xlnet_config.json']}",
+        "-m", "demo.unigram_baseline", "--model=xlnet", f"--train_file={path['pretraining.tfrecord']}",
+        f"--held_out_file={path['held_out.tfrecord']}", f"--config_file={path['xlnet_config.json']}",
         *shape, f"--output_file={path['unigram.txt']}"])
     trained = last_logged_values(os.path.join(path["logs"], "pretraining.log"))
     held = read_key_values(os.path.join(path["pretrain_eval"], "eval_results.txt"))

@@ -5,8 +5,11 @@ user runs it, with the exports served in a fresh process.
 
 A family joins by being registered (`families/registry.py`) and giving a kit,
 `tests/families/<name>/kit.py`: `vocabulary(tmp_path_factory)` (the path of a
-vocabulary file of its text side) and `tiny_config()` (a config of its
-`config_type` small enough for tests, whose vocabulary size fits that file).
+vocabulary file of its text side, or None for a family whose models run
+without one: ELMo's) and `tiny_config()` (a config of its `config_type` small
+enough for tests, whose vocabulary size fits that file); optionally
+`hostile_texts()`, byte strings every serving SavedModel and the TF Hub pair
+of the family must answer with defined outputs (ELMo's).
 """
 
 import concurrent.futures
@@ -53,7 +56,9 @@ TRAIN_HOUSES = HOUSES + [("An old door.", "no"), ("Green rooms.", "no"), ("red",
 SERVED = ("classification", "question_answering", "tagging", "multiple_choice")
 
 
-@pytest.fixture(scope="module", params=registry.names())
+# Under xdist (scripts/test.sh) each family's tests run in one worker, beside the other families'.
+@pytest.fixture(scope="module", params=[pytest.param(name, marks=pytest.mark.xdist_group(f"every_family_{name}"))
+                                        for name in registry.names()])
 def name(request):
     return request.param
 
@@ -301,7 +306,8 @@ def workspace(name, family, config, vocabulary, encoder, tmp_path_factory):
     for target in ("train.csv", "val.csv", "test.csv"):
         shutil.copy(os.path.join(FIXTURES, "swag_train.csv"), swag / target)
     (tmp / "lines.txt").write_text("\n".join(FEATURE_LINES) + "\n", encoding="utf-8")
-    return {"tmp": tmp, "model": [f"--bert_config_file={config_file}", f"--vocab_file={vocabulary}"],
+    model = [f"--bert_config_file={config_file}"] + ([f"--vocab_file={vocabulary}"] if vocabulary else [])
+    return {"tmp": tmp, "model": model,
             "checkpoint": str(tmp / "checkpoint"), "houses": str(houses), "swag": str(swag)}
 
 
@@ -492,12 +498,35 @@ enc = tf.saved_model.load(ARGS["hub"] + "/encoder")
 packed = pre(texts)
 put("hub_preprocessor", packed)
 put("hub_encoder", enc(packed, training=False))
+
+# The kit's hostile strings into every export: each output of the batch's size, numbers finite.
+hostile = tf.constant([bytes.fromhex(h) for h in ARGS["hostile"]])
+n = len(ARGS["hostile"])
+answered = {}
+if n:
+    if "classification" in ARGS["exports"]:
+        answered["classification"] = serve("classification")(text_a=hostile)
+    if "question_answering" in ARGS["exports"]:
+        answered["question_answering"] = serve("question_answering")(question=hostile,
+                                                                     context=tf.reverse(hostile, [0]))
+    if "tagging" in ARGS["exports"]:
+        answered["tagging"] = serve("tagging")(text=hostile)
+    if "multiple_choice" in ARGS["exports"]:
+        answered["multiple_choice"] = serve("multiple_choice")(
+            context=hostile, endings=tf.stack([hostile, tf.reverse(hostile, [0])], 1))
+    answered["hub"] = enc(pre(hostile), training=False)
+defined = {}
+for name, outputs in answered.items():
+    values = [v for value in outputs.values() for v in (value if isinstance(value, list) else [value])]
+    defined[name] = all(v.shape[0] == n for v in values) and all(
+        bool(tf.reduce_all(tf.math.is_finite(v))) for v in values if v.dtype.is_floating)
+shapes["hostile"] = defined
 print(json.dumps(shapes))
 """
 
 
 @pytest.fixture(scope="module")
-def served(family, workspace, runs):
+def served(family, kit, workspace, runs):
     """Each serving SavedModel of the family's tasks and the TF Hub pair loaded in
     one fresh process that sees no project code: the shapes of their outputs on two
     raw-text requests."""
@@ -505,7 +534,8 @@ def served(family, workspace, runs):
     exports = {task: str(runs(task) / f"{task}_serving" / "1") for task in SERVED
                if task in family.tasks}
     runs("hub")
-    stdout = run_fresh(_SERVE, tmp, exports=exports, hub=str(tmp / "hub"))
+    hostile = [text.hex() for text in getattr(kit, "hostile_texts", list)()]
+    stdout = run_fresh(_SERVE, tmp, exports=exports, hub=str(tmp / "hub"), hostile=hostile)
     return json.loads(stdout.strip().splitlines()[-1])
 
 
@@ -528,6 +558,7 @@ def test_task_exports_serve_raw_text_in_a_fresh_process(family, served):
                                             "entity_ends")}
         else:
             assert served[task] == expected[task], task
+    assert all(served["hostile"].values()), served["hostile"]
 
 
 def test_the_hub_pair_loads_in_a_fresh_process(served, encoder, text_side):

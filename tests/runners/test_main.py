@@ -1,4 +1,5 @@
-"""The README's main job runs end to end (reduced: `--quick`) so it cannot silently break."""
+"""The README's main job runs end to end (reduced: `--quick`) for BERT, XLNet and
+OpenAI GPT, so it cannot silently break."""
 
 import os
 import re
@@ -8,7 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from demo.progress import progress_line
+from demo.pretrained import read_key_values
+from demo.progress import last_logged_values, progress_line
 from tests.conftest import ROOT
 
 # What TensorFlow and CUDA print at start-up on a CPU machine when nobody silences them.
@@ -33,6 +35,11 @@ def quick_run(tmp_path_factory):
 @pytest.fixture(scope="module")
 def quick_xlnet_run(tmp_path_factory):
     return run_quick(tmp_path_factory, "xlnet")
+
+
+@pytest.fixture(scope="module")
+def quick_gpt_run(tmp_path_factory):
+    return run_quick(tmp_path_factory, "gpt")
 
 
 def test_main_job_builds_every_artefact(quick_run):
@@ -69,6 +76,70 @@ def test_xlnet_main_job_scores_pretraining_against_a_unigram_model_and_serves(qu
     assert not NOISE.search(result.stdout + result.stderr)
 
 
+@pytest.mark.slow  # the whole quick job: the chain pretraining -> fine-tuning -> exports -> serving
+def test_gpt_main_job_scores_pretraining_against_a_unigram_model_and_serves(quick_gpt_run):
+    """Pretraining output_dir -> fine-tuning from it (run_classifier.py, with the
+    auxiliary LM loss) and its SavedModel served in a fresh process, the TF Hub
+    pair exported from it: the job's own stages."""
+    work, result = quick_gpt_run
+    for name in ("encoder_bpe_300.json", "vocab_300.bpe", "pretraining.tfrecord", "pretrain/gpt_config.json",
+                 "pretrain_eval/eval_results.txt", "unigram.txt", "classifier/eval_results.txt",
+                 "scratch/eval_results.txt", "serving/saved_model.pb", "hub/preprocessor/saved_model.pb",
+                 "hub/encoder/saved_model.pb"):
+        assert (work / name).exists(), name
+    summary = result.stdout.split("=== summary", 1)[1]
+    assert re.search(r"last training batches LM accuracy 0\.\d{3}, loss \d+\.\d{3};", summary)
+    assert re.search(r"scored on held-out modules: LM accuracy 0\.\d{3}, loss \d+\.\d{3} nats, perplexity "
+                     r"\d+\.\d \(unigram model \d+\.\d{3} nats, perplexity \d+\.\d; its commonest token "
+                     r"0\.\d{3}\)", summary)
+    assert re.search(r"from pretrained [01]\.\d{3}\s+from scratch [01]\.\d{3}", summary)
+    assert len(re.findall(r"^\s+(original|scrambled) \((0\.\d\d|1\.00)\)", summary, re.MULTILINE)) == 3
+    assert re.search(r"^  pretraining: step 20/20 .* LM acc .* examples/s", result.stdout, re.MULTILINE)
+    assert not NOISE.search(result.stdout + result.stderr)
+    # Training adds lm_coef (0.5) x the LM loss of the sentences (about 5.5 nats after 20 steps) to the
+    # classifier's; evaluation reports the classifier's alone.
+    trained = last_logged_values(str(work / "logs" / "fine-tuning_from_pretrained.log"))
+    assert trained["loss"] > read_key_values(str(work / "classifier" / "eval_results.txt"))["eval_loss"] + 1.0
+
+
+@pytest.mark.slow  # the quick job's output, converted
+def test_gpt_main_jobs_pretraining_converts_to_the_release_and_to_hugging_face(quick_gpt_run, tmp_path):
+    """The rest of the chain from the job's pretraining output_dir: convert_checkpoint.py writes the release's
+    shards, which load back bit for bit, and a Hugging Face directory whose `OpenAIGPTLMHeadModel` gives the
+    pretrained model's logits (float32 bound of tests/families/gpt/model_tolerance.py)."""
+    transformers = pytest.importorskip("transformers")
+    import torch
+    from checkpoints.loader import load_into
+    from convert_checkpoint import convert
+    from families.gpt.config import GPTConfig
+    from families.gpt.language_model import GPTLanguageModel
+    from tests.families.gpt.model_tolerance import float32_bound
+    work, _ = quick_gpt_run
+    pretrained = str(work / "pretrain")
+    config = GPTConfig.from_json_file(os.path.join(pretrained, "gpt_config.json"))
+    ours = GPTLanguageModel(config)
+    assert not load_into(ours, pretrained, strict=True).missing
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "convert_checkpoint.py"),
+                           f"--init_checkpoint={pretrained}", "--output_format=release",
+                           f"--output_dir={tmp_path / 'release'}"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    convert(pretrained, str(tmp_path / "hf"), "hf")
+    released = GPTLanguageModel(config)
+    load_into(released, str(tmp_path / "release"), strict=True)
+    for mine, theirs in zip(ours.weights, released.weights):
+        np.testing.assert_array_equal(theirs.numpy(), mine.numpy(), err_msg=mine.path)
+
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, config.n_vocab, (3, config.n_ctx)).astype(np.int32)
+    mask = np.ones_like(ids)
+    want = ours({"input_word_ids": ids, "input_mask": mask})["lm_logits"].numpy()
+    hf = transformers.OpenAIGPTLMHeadModel.from_pretrained(str(tmp_path / "hf")).eval()
+    with torch.no_grad():
+        got = hf(torch.from_numpy(ids.astype(np.int64))).logits.numpy()
+    assert got.shape == want.shape
+    assert np.abs(got - want).max() <= float32_bound(config, config.n_ctx, want)
+
+
 def test_unigram_baseline_scores_add_one_frequencies_of_the_training_targets():
     from demo.unigram_baseline import unigram_scores
     scores = unigram_scores(np.array([1, 1, 2]), np.array([1, 3]), vocab_size=4)
@@ -97,7 +168,6 @@ def test_progress_line_estimates_time_left_from_examples_per_second():
 
 
 def test_last_logged_values_are_the_last_progress_line_of_a_log(tmp_path):
-    from demo.progress import last_logged_values
     log = tmp_path / "pretraining.log"
     log.write_text("I1124 trainer.py:264] step 75: loss = 6.9, next_sentence_accuracy = 0.61\n"
                    "I1124 other.py:1] unrelated line\n"

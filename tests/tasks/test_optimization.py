@@ -1,4 +1,5 @@
-"""Optimizers against the original BERT update rule, written out in numpy."""
+"""Optimizers against the original BERT update rule, written out in numpy, and
+against torch's AdamW; the schedules against the original codes' formulas."""
 
 import keras
 import numpy as np
@@ -6,7 +7,9 @@ import pytest
 
 from families.bert.encoder import BertEncoder
 from families.bert.pretrainer import BertPretrainer
-from tasks.optimization import AdamWeightDecay, Lamb, OptimizerConfig, WarmupLinearDecay
+import math
+
+from tasks.optimization import Adam, AdamWeightDecay, Lamb, OptimizerConfig, WarmupCosineDecay, WarmupLinearDecay
 from tests.pretraining_records import TINY
 
 
@@ -67,6 +70,34 @@ def test_update_matches_reference(cls, lamb):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
 
 
+def test_adam_is_torchs_adamw_with_decay_on_the_matrices():
+    """Bias-corrected Adam with decoupled weight decay: torch's AdamW, given the
+    decayed variables (the kernel) and the rest (bias, LayerNorm) as two groups."""
+    torch = pytest.importorskip("torch")
+    model = small_model()
+    initial = [v.numpy() for v in model.trainable_variables]
+    grads = random_grads(model, 4)
+    got = run(Adam(learning_rate=0.01, weight_decay_rate=0.1, epsilon=1e-8), model, grads)
+    params = [torch.tensor(w, requires_grad=True) for w in initial]
+    decayed = [v.path.endswith("dense/kernel") for v in model.trainable_variables]
+    reference_optimizer = torch.optim.AdamW(
+        [{"params": [p for p, d in zip(params, decayed) if d], "weight_decay": 0.1},
+         {"params": [p for p, d in zip(params, decayed) if not d], "weight_decay": 0.0}],
+        lr=0.01, betas=(0.9, 0.999), eps=1e-8)
+    for step_grads in grads:
+        for p, g in zip(params, step_grads):
+            p.grad = torch.from_numpy(g)
+        reference_optimizer.step()
+    for g, p in zip(got, params):
+        np.testing.assert_allclose(g, p.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_each_optimizer_takes_its_own_epsilon_unless_given_one():
+    assert OptimizerConfig(name="adam").build(10).epsilon == 1e-8
+    assert OptimizerConfig(name="adamw").build(10).epsilon == 1e-6
+    assert OptimizerConfig(name="adam", epsilon=1e-3).build(10).epsilon == 1e-3
+
+
 def test_no_decay_on_layer_norm_and_bias():
     model = BertPretrainer(BertEncoder(TINY))
     optimizer = AdamWeightDecay(learning_rate=0.01)
@@ -83,6 +114,21 @@ def test_schedule_is_linear_warmup_then_linear_decay_over_all_steps():
     for step, want in [(0, 0.0), (50, 5e-5), (99, 9.9e-5), (100, 9e-5), (500, 5e-5),
                        (999, 1e-7), (1000, 0.0), (1200, 0.0)]:
         assert float(schedule(step)) == pytest.approx(want, rel=1e-4, abs=1e-12)
+
+
+def test_cosine_schedule_is_the_original_gpts_warmup_cosine():
+    """finetune-transformer-lm's `warmup_cosine(x, warmup)` with x = step / total:
+    x / warmup while x < warmup, then 0.5 * (1 + cos(pi * x))."""
+    def original(step, total=1000, warmup=100):
+        x = step / total
+        return 1e-4 * (x / (warmup / total) if step < warmup else 0.5 * (1 + math.cos(math.pi * min(x, 1.0))))
+    schedule = OptimizerConfig(learning_rate=1e-4, num_warmup_steps=100, schedule="cosine").build(1000)._learning_rate
+    assert isinstance(schedule, WarmupCosineDecay)
+    for step in (0, 50, 99, 100, 250, 500, 999, 1000, 1200):
+        assert float(schedule(step)) == pytest.approx(original(step), rel=1e-5, abs=1e-12), step
+    assert float(schedule(500)) == pytest.approx(5e-5, rel=1e-5)
+    with pytest.raises(ValueError, match="linear"):
+        OptimizerConfig(schedule="step")
 
 
 def test_clipping_uses_the_global_norm():

@@ -1,20 +1,27 @@
 """One chunk of documents -> serialized, framed pretraining records: the
-unit of work of the offline writer, independent of every other chunk.
+unit of work of both writers (the local process pool and the Beam
+pipeline), independent of every other chunk.
 
-Each chunk draws its randomness from (random_seed, chunk index), so the
-output depends on the seed and the corpus, not on how many processes share
-the work.
+Each document draws its instances from a generator seeded with
+(random_seed, the document's number in the corpus), and then the key of the
+stream its masking draws from (`masking.BlockDraws`); the chunk
+shuffles its records with (random_seed, its first document's number), so the
+output depends on the seed and the corpus, not on how many processes or
+machines share the work, nor on which one runs a chunk. Random next segments
+come from the other documents of the chunk.
 """
 
 import collections
+import hashlib
 import random
+import struct
 
 import numpy as np
 
 from data.pretraining import features as F
 from data.pretraining.example_encoding import encode_examples
 from families.bert.pretraining.instances import InstanceBuilder, to_arrays
-from families.bert.pretraining.masking import Masker, next_token_targets
+from families.bert.pretraining.masking import BlockDraws, Masker, next_token_targets
 from data.pretraining.tfrecord_writer import frame_records, shard_blobs
 from data.text.cached_tokenizer import CachedTokenizer
 from data.text.tokenization import FullTokenizer
@@ -22,6 +29,8 @@ from data.text.tokenization import FullTokenizer
 # Instances serialized together: large enough for whole-array NumPy work to
 # pay off, small enough to keep the byte matrices of a batch in tens of MB.
 _ENCODE_BATCH = 4096
+# Streams of the run seed: a document's instances and masking, a chunk's shuffle.
+_DOCUMENT, _CHUNK = 0, 1
 
 
 class ChunkProcessor:
@@ -29,7 +38,7 @@ class ChunkProcessor:
 
     Example:
     >>> processor = ChunkProcessor(config, "vocab.txt", do_lower_case=True)
-    >>> blobs, shard_counts, counts = processor(0, [["A sentence.", "Another one."], ["Doc two."]])
+    >>> blobs, shard_counts, counts = processor(Chunk(0, 0, 0, [["A sentence.", "Another one."], ["Doc two."]]))
     """
 
     strict_utf8 = False  # invalid bytes are replaced, then dropped, as the original's 'ignore'
@@ -58,27 +67,32 @@ class ChunkProcessor:
         )
         self.layout = F.feature_layout(config.max_seq_length, config.label_width, config.next_sentence_prediction)
 
-    def __call__(self, chunk_index, documents):
+    def __call__(self, chunk):
         """The chunk's framed TFRecord records as one blob per output shard
-        (record i of the chunk goes to shard (chunk_index + i) % num_shards),
-        the record count per shard, and counts for the summary."""
+        (dealt round-robin from `chunk.first_shard`), the record count per
+        shard, and counts for the summary."""
         counts = collections.Counter()
-        tokenized = self.tokenize(documents, counts)
-        seed = [self.config.random_seed, chunk_index]
-        rng = random.Random(int(np.random.SeedSequence(seed).generate_state(1)[0]))
+        tokenized = [self.tokenize_document(d, counts) for d in chunk.documents]
+        numbers = [chunk.first_document + i for i, sentences in enumerate(tokenized) if sentences]
+        tokenized = [sentences for sentences in tokenized if sentences]
+        counts["documents"] += len(tokenized)
         self.builder.short_targets = 0
-        instances = self.builder.build(tokenized, self.config.dupe_factor, rng)
+        records, batch, keys, generators, sizes = [], [], [], [], []
+        for index, number in enumerate(numbers):
+            rng = seeded_random(self.config.random_seed, _DOCUMENT, number)
+            instances = self.builder.passes(tokenized, index, self.config.dupe_factor, rng)
+            batch += instances
+            keys.append(rng.getrandbits(64))  # its masking stream, drawn when its batch is full
+            generators.append(rng)
+            sizes.append(len(instances))
+            if len(batch) >= _ENCODE_BATCH or index == len(numbers) - 1:
+                features = self.features(batch, BlockDraws(keys, sizes, generators), counts)
+                records += frame_records(encode_examples(features, self.layout)).to_bytes()
+                batch, keys, generators, sizes = [], [], [], []
         counts["short_targets"] += self.builder.short_targets
-        masking_rng = np.random.default_rng(seed)
-        parts, shard_counts = [[] for _ in range(self.num_shards)], [0] * self.num_shards
-        for start in range(0, len(instances), _ENCODE_BATCH):
-            features = self.features(instances[start : start + _ENCODE_BATCH], masking_rng, counts)
-            framed = frame_records(encode_examples(features, self.layout))
-            blobs, batch_counts = shard_blobs(framed, self.num_shards, (chunk_index + start) % self.num_shards)
-            for shard in range(self.num_shards):
-                parts[shard].append(blobs[shard])
-                shard_counts[shard] += batch_counts[shard]
-        return [b"".join(p) for p in parts], shard_counts, counts
+        seeded_random(self.config.random_seed, _CHUNK, chunk.first_document).shuffle(records)
+        blobs, shard_counts = shard_blobs(records, self.num_shards, chunk.first_shard(self.num_shards))
+        return blobs, shard_counts, counts
 
     def metadata_settings(self):
         """What run_pretraining.py must agree with (`records_metadata`), in its
@@ -98,22 +112,24 @@ class ChunkProcessor:
     def tokenize(self, documents, counts):
         """Documents of token-id sentences; lines with no tokens are skipped and
         documents left empty are dropped, as in the original."""
-        max_tokens = self.config.max_seq_length - (3 if self.config.next_sentence_prediction else 2)
-        tokenized = []
-        for document in documents:
-            sentences = [ids for ids in map(self.tokenizer.encode, document) if ids]
-            counts["documents_read"] += 1
-            counts["lines_without_tokens"] += len(document) - len(sentences)
-            counts["long_lines"] += sum(len(ids) > max_tokens for ids in sentences)
-            counts["single_sentence_documents"] += len(sentences) == 1
-            if sentences:
-                tokenized.append(sentences)
+        tokenized = [sentences for sentences in (self.tokenize_document(d, counts) for d in documents) if sentences]
         counts["documents"] += len(tokenized)
-        counts["corpus_tokens"] += sum(len(ids) for document in tokenized for ids in document)
         return tokenized
 
+    def tokenize_document(self, document, counts):
+        """The token-id sentences of one document (none if no line has a token)."""
+        max_tokens = self.config.max_seq_length - (3 if self.config.next_sentence_prediction else 2)
+        sentences = [ids for ids in map(self.tokenizer.encode, document) if ids]
+        counts["documents_read"] += 1
+        counts["lines_without_tokens"] += len(document) - len(sentences)
+        counts["long_lines"] += sum(len(ids) > max_tokens for ids in sentences)
+        counts["single_sentence_documents"] += len(sentences) == 1
+        counts["corpus_tokens"] += sum(len(ids) for ids in sentences)
+        return sentences
+
     def features(self, instances, rng, counts):
-        """Arrays of every feature of the instances, LM targets included."""
+        """Arrays of every feature of the instances, LM targets included;
+        `rng` draws the masking (a generator or `BlockDraws`)."""
         arrays = to_arrays(instances, self.config.max_seq_length)
         if self.config.left_to_right:
             targets = next_token_targets(arrays.input_ids, arrays.lengths)
@@ -145,3 +161,9 @@ class ChunkProcessor:
             labels = targets.label_ids[chosen]
             counts["replaced_by_mask"] += int((shown == self.masker.mask_id).sum())
             counts["kept"] += int((shown == labels).sum())
+
+
+def seeded_random(*words):
+    """A `random.Random` seeded with a hash of non-negative integers (the run seed, a stream, a number)."""
+    digest = hashlib.blake2b(struct.pack(f"<{len(words)}Q", *words), digest_size=16).digest()
+    return random.Random(int.from_bytes(digest, "little"))

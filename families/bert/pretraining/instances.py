@@ -13,7 +13,11 @@ Single-segment instances (objectives "mlm" and "ltr", the paper's
 No-NSP ablations): consecutive sentences fill [CLS] A [SEP] the same way.
 
 The random documents are drawn from the list given, which the streaming
-writer fills with one chunk of the corpus rather than the whole corpus.
+writer fills with one chunk of the corpus rather than the whole corpus; it
+makes each document's instances with a generator of that document's own
+(`passes`), where the original draws from one generator in corpus order
+(`build`): the draws have the same law, so the instances the same
+distribution.
 """
 
 import itertools
@@ -55,6 +59,10 @@ class InstanceBuilder:
                 instances.extend(self.from_document(documents, index, rng))
         rng.shuffle(instances)
         return instances
+
+    def passes(self, documents, index, dupe_factor, rng):
+        """The instances of `dupe_factor` passes over document `index`, in order."""
+        return [instance for _ in range(dupe_factor) for instance in self.from_document(documents, index, rng)]
 
     def from_document(self, documents, index, rng):
         if self.next_sentence_prediction:

@@ -35,7 +35,7 @@ class Masker:
     Example:
     >>> masker = Masker(MaskingOptions(), vocab_size=30522, cls_id=101, sep_id=102,
     ...                 mask_id=103, is_continuation=tokenizer.continuation_table())
-    >>> targets = masker(input_ids, lengths, np.random.default_rng(0))
+    >>> targets = masker(input_ids, lengths, random.Random(0))
     """
 
     def __init__(self, options, vocab_size, cls_id, sep_id, mask_id, is_continuation=None):
@@ -47,6 +47,10 @@ class Masker:
         self.is_continuation = is_continuation
 
     def __call__(self, input_ids, lengths, rng):
+        """`rng`: a `random.Random` or NumPy Generator, or `BlockDraws` to give
+        each block of rows its own."""
+        if not isinstance(rng, BlockDraws):
+            rng = BlockDraws.single(len(input_ids), rng)
         width = self.options.max_predictions_per_seq
         candidates = (np.arange(input_ids.shape[1]) < lengths[:, None])
         candidates &= (input_ids != self.cls_id) & (input_ids != self.sep_id)
@@ -63,7 +67,7 @@ class Masker:
         positions = np.zeros((len(input_ids), width), dtype=np.int64)
         valid = np.zeros((len(input_ids), width), dtype=bool)
         for row, (starts, ends) in enumerate(spans):
-            chosen = select_ngrams(starts, ends, self.options.max_ngram_size, int(budget[row]), rng)
+            chosen = select_ngrams(starts, ends, self.options.max_ngram_size, int(budget[row]), rng.row(row))
             chosen.sort()
             positions[row, : len(chosen)] = chosen
             valid[row, : len(chosen)] = True
@@ -80,6 +84,73 @@ class Masker:
         masked = input_ids.copy()
         masked[np.broadcast_to(rows, positions.shape)[valid], positions[valid]] = replacement[valid]
         return LmTargets(masked, np.where(valid, positions, 0), labels, valid.astype(np.float32))
+
+
+class BlockDraws:
+    """Random numbers for a batch whose rows come in blocks (the instances of
+    one document), each block drawn from its own stream: a document is masked
+    the same whatever shares its batch.
+
+    A block's stream is SplitMix64 (Steele et al., 2014) from its 64-bit key,
+    one sequence per call (keys, replacements, random ids) counted over the
+    block's rows: whole-array work for the batch, nothing per document but
+    its key. `generators` (one per block, with `random()` and `shuffle()`)
+    serve the per-row draws of whole-word masking.
+
+    Example:
+    >>> draws = BlockDraws([7, 8], [3, 2], [random.Random(7), random.Random(8)])
+    >>> draws.random((5, 128)).shape
+    (5, 128)
+    """
+
+    def __init__(self, keys, sizes, generators):
+        self.sizes, self.generators = list(sizes), list(generators)
+        self._owner = np.repeat(np.arange(len(self.sizes)), self.sizes)
+        starts = np.repeat(np.cumsum([0] + self.sizes[:-1]), self.sizes)
+        self._row_in_block = (np.arange(len(self._owner)) - starts).astype(np.uint64)
+        self._keys = np.array(keys, dtype=np.uint64)[self._owner]
+        self._calls = 0
+
+    @classmethod
+    def single(cls, rows, rng):
+        """One block of `rows` rows from a `random.Random` or a NumPy Generator."""
+        key = rng.getrandbits(64) if hasattr(rng, "getrandbits") else int(rng.integers(0, 2**63))
+        return cls([key], [rows], [rng])
+
+    def random(self, shape, dtype=np.float64):
+        """Uniform in [0, 1): float64 from 53 random bits, float32 from 24."""
+        bits = self._bits(shape)
+        if np.dtype(dtype) == np.float32:
+            return ((bits >> np.uint64(40)).astype(np.float32) * np.float32(2.0**-24)).astype(np.float32)
+        return (bits >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+    def integers(self, low, high, shape):
+        """Uniform in [low, high), from 53-bit uniforms (bias below 2**-30 for a vocabulary)."""
+        return low + (self.random(shape) * (high - low)).astype(np.int64)
+
+    def row(self, index):
+        """The generator of row `index`."""
+        return self.generators[self._owner[index]]
+
+    def _bits(self, shape):
+        if shape[0] != len(self._owner):
+            raise ValueError(f"{shape[0]} rows asked of draws for {len(self._owner)}")
+        self._calls += 1
+        width = int(np.prod(shape[1:]))
+        seeds = _mix(self._keys ^ np.uint64(self._calls * _GOLDEN_INT % 2**64))
+        counters = self._row_in_block[:, None] * np.uint64(width) + np.arange(width, dtype=np.uint64)
+        return _mix(seeds[:, None] + (counters + np.uint64(1)) * _GOLDEN).reshape(shape)
+
+
+_GOLDEN_INT = 0x9E3779B97F4A7C15
+_GOLDEN = np.uint64(_GOLDEN_INT)
+
+
+def _mix(x):
+    """SplitMix64's output function on a uint64 array (wrapping arithmetic)."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
 
 
 def select_tokens(candidates, budget, width, rng):

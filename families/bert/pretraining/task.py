@@ -12,7 +12,6 @@ names. For `ltr` the records carry every position's next token in
 import keras
 import tensorflow as tf
 from keras import ops
-from absl import logging
 
 from data.pretraining import features as F
 from data.pretraining.corpus_reader import expand_input_files

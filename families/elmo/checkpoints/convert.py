@@ -1,6 +1,7 @@
 """An ELMo checkpoint (the original `lm_weights.hdf5`, or ours) written out as
 the original layout or ours, with its `options.json`."""
 
+import dataclasses
 import os
 import shutil
 
@@ -11,6 +12,7 @@ from checkpoints.ours import save_weights
 from families.elmo.bilm import BiLM
 from families.elmo.checkpoints import lm_weights
 from families.elmo.checkpoints.formats import load_lm_weights
+from families.elmo.config import N_CHARACTERS
 
 OUTPUT_FORMATS = ("hdf5", "ours")
 VOCAB_FILE = "vocab.txt"
@@ -33,7 +35,9 @@ def convert(init_checkpoint, output_dir, output_format, config, vocab_file=None,
     """Writes ELMo's checkpoint at `init_checkpoint` as `output_format`
     ("hdf5": `lm_weights.hdf5`; "ours") with `options.json` and, if given,
     the LM vocabulary as `vocab.txt`; returns the `LoadReport` of the read.
-    Words are not lower-cased: `do_lower_case` is not used."""
+    Words are not lower-cased: `do_lower_case` is not used. The hdf5 layout's
+    options say `n_characters` 262, which the original reads at inference
+    (its training options say 261)."""
     if output_format not in OUTPUT_FORMATS:
         raise ValueError(f"output format {output_format!r} is not one of {OUTPUT_FORMATS}")
     bilm, report = read_bilm(init_checkpoint, config)
@@ -42,6 +46,8 @@ def convert(init_checkpoint, output_dir, output_format, config, vocab_file=None,
     if output_format == "hdf5":
         lm_weights.write_datasets(lm_weights.datasets_of(bilm, set(report.loaded)),
                                   os.path.join(output_dir, lm_weights.WEIGHTS_FILE))
+        if config.char_cnn is not None:
+            config = config.replace(char_cnn=dataclasses.replace(config.char_cnn, n_characters=N_CHARACTERS))
         config.to_json_file(os.path.join(output_dir, config.config_file_name))
     else:
         save_weights(bilm, output_dir, set(report.loaded))

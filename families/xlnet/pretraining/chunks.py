@@ -4,11 +4,12 @@ work of the offline writer (`writer.write_pretraining_data` with
 
 A chunk is one token stream, as one input file is in the original: lines are
 the sentences, an `<eod>` ends each document, and the stream is cut into
-`bsz_per_host` rows (`xlnet_records`). A whole chunk goes to one output shard,
-(chunk index mod shards), so each shard holds whole batches in stream order,
+`bsz_per_host` rows (`xlnet_records`). A whole chunk goes to one output shard
+(`Chunk.first_shard`), so each shard holds whole batches in stream order,
 which is what memory across batches needs. Randomness comes from
-(random_seed, chunk index), so the output does not depend on the number of
-workers.
+(random_seed, the number of the chunk's first document in the corpus), so the
+output does not depend on the number of workers or machines, nor on which
+one runs a chunk.
 """
 
 import collections
@@ -20,6 +21,7 @@ import numpy as np
 from families.xlnet.pretraining import features as X
 from data.pretraining.example_encoding import encode_examples
 from data.pretraining.tfrecord_writer import frame_records
+from data.pretraining.writer import framed_summary
 from families.xlnet.pretraining.records import CLS_ID, EOD_ID, SEP_ID, records
 from families.xlnet.pretraining.spans import start_piece_table
 from families.xlnet.tokenizer import XLNetTokenizer
@@ -30,7 +32,7 @@ class XLNetChunkProcessor:
 
     Example:
     >>> processor = XLNetChunkProcessor(XLNetDataConfig(seq_len=128, reuse_len=64), "spiece.model", False)
-    >>> blobs, shard_counts, counts = processor(0, [["A sentence.", "Another one."], ["Doc two."]])
+    >>> blobs, shard_counts, counts = processor(Chunk(0, 0, 0, [["A sentence.", "Another one."], ["Doc two."]]))
     """
 
     strict_utf8 = True  # the original reads text strictly: a bad byte stops it
@@ -55,18 +57,18 @@ class XLNetChunkProcessor:
                 f"documents fills {c.bsz_per_host} rows (bsz_per_host) of more than {c.seq_len} "
                 f"tokens (seq_len)")
 
-    def __call__(self, chunk_index, documents):
-        """One blob of framed records per shard (all in shard chunk_index %
-        num_shards), the record count per shard, and counts for the summary."""
+    def __call__(self, chunk):
+        """One blob of framed records per shard (all in `chunk.first_shard`),
+        the record count per shard, and counts for the summary."""
         counts = collections.Counter()
-        data, sent_ids = self.stream(documents, counts)
-        seed = np.random.SeedSequence([self.config.random_seed, chunk_index]).generate_state(2)
+        data, sent_ids = self.stream(chunk.documents, counts)
+        seed = np.random.SeedSequence([self.config.random_seed, chunk.first_document]).generate_state(2)
         features = records(data, sent_ids, self.config, self.starts, random.Random(int(seed[0])),
                            np.random.RandomState(int(seed[1])))
         count = len(features[X.INPUT])
         blobs, shard_counts = [b""] * self.num_shards, [0] * self.num_shards
         if count:
-            shard = chunk_index % self.num_shards
+            shard = chunk.first_shard(self.num_shards)
             blobs[shard] = frame_records(encode_examples(features, X.feature_layout(self.config.seq_len))).flat().tobytes()
             shard_counts[shard] = count
         self._count(features, counts)
@@ -105,15 +107,11 @@ def summary_lines(counts):
     """Human-readable summary of a run's counts."""
     get = counts.get
     instances = max(get("instances", 0), 1)
-    seconds = max(get("seconds", 0.0), 1e-9)
-    return [
-        f"files {get('files', 0)}, lines {get('lines', 0)}, {get('bytes', 0) / 1e6:.1f} MB",
+    return framed_summary(counts, [
         f"documents {get('documents', 0)}, {get('corpus_tokens', 0)} tokens (<eod> included), "
         f"lines without tokens {get('lines_without_tokens', 0)}",
         f"records {get('instances', 0)}, {get('tokens', 0) / max(get('corpus_tokens', 0), 1):.1f}x the corpus "
         f"tokens (windows overlap by reuse_len, random Bs repeat text); B continues A in "
         f"{get('continuations', 0) / instances:.1%}",
         f"targets {get('targets', 0)} ({get('targets', 0) / instances:.1f} per record), "
-        f"of which <sep>/<cls> {get('function_targets', 0)} (not predicted)",
-        f"{seconds:.1f} s, {get('instances', 0) / seconds:.0f} records/s",
-    ]
+        f"of which <sep>/<cls> {get('function_targets', 0)} (not predicted)"])

@@ -15,7 +15,7 @@ import tensorflow as tf
 
 from families.xlnet.pretraining import features as X
 from data.pretraining.corpus_reader import expand_input_files
-from data.pretraining.dataset import files_with_records
+from data.pretraining.dataset import files_with_records, first_record_features, numbered_records
 from data.pretraining.records_metadata import RecordLayoutError, check_settings
 from families.xlnet.pretraining.permutation import Permuter
 
@@ -23,10 +23,7 @@ from families.xlnet.pretraining.permutation import Permuter
 def check_first_record(path, seq_len):
     """Raises RecordLayoutError naming the file and feature when the first
     record of `path` is not an XLNet record of `seq_len` tokens."""
-    first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
-    if first is None:
-        raise RecordLayoutError(f"{path}: no records")
-    features = tf.train.Example.FromString(first.numpy()).features.feature
+    features = first_record_features(path)
     for name, (width, _) in X.feature_layout(seq_len).items():
         if name == X.TARGET:
             continue  # not read: targets are the tokens themselves
@@ -60,13 +57,7 @@ def xlnet_pretraining_dataset(input_files, batch_size, seq_len, reuse_len, perm_
     for path in files:
         check_first_record(path, seq_len)
     spec = _spec(seq_len)
-    dataset = tf.data.Dataset.from_tensor_slices(files)
-    if shuffle_files:
-        dataset = dataset.shuffle(len(files), seed=seed, reshuffle_each_iteration=True)
-    if repeat:
-        dataset = dataset.repeat()
-    dataset = dataset.flat_map(tf.data.TFRecordDataset).enumerate()
-    dataset = dataset.map(
+    dataset = numbered_records(files, shuffle_files, seed, repeat).map(
         lambda index, record: permute(tf.io.parse_single_example(record, spec),
                                       tf.stack([tf.constant(seed, tf.int64), index])),
         num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)

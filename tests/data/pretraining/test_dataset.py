@@ -2,7 +2,6 @@
 TFRecords, determinism, layout errors, the TensorFlow masking and the
 dynamic pipeline from raw text."""
 
-import dataclasses
 import os
 import random
 

@@ -43,6 +43,21 @@ def test_examples_parse_back_to_the_arrays():
             np.testing.assert_array_equal(np.array(values, dtype=features[name].dtype), features[name][row])
 
 
+def test_byte_string_features_parse_back():
+    """Words beside numbers: empty strings, multi-byte UTF-8, NUL bytes and a
+    string of over 127 bytes (a two-byte length)."""
+    import tensorflow as tf
+
+    from data.pretraining.features import BYTES, INT
+    words = [[b"", "Ünïcödé".encode(), b"a\x00b"], [b"x" * 200, b"</S>", "😀".encode()]]
+    features = {"ids": np.array([[1, 300, 0], [7, 8, 2**40]]), "words": words}
+    layout = {"ids": (3, INT), "words": (3, BYTES)}
+    for row, serialized in enumerate(encode_examples(features, layout).to_bytes()):
+        parsed = tf.train.Example.FromString(serialized).features.feature
+        assert list(parsed["words"].bytes_list.value) == words[row]
+        assert list(parsed["ids"].int64_list.value) == features["ids"][row].tolist()
+
+
 def test_tfrecord_files_are_identical_to_tensorflows(tmp_path):
     import tensorflow as tf
 
@@ -50,7 +65,7 @@ def test_tfrecord_files_are_identical_to_tensorflows(tmp_path):
     records.append(b"")  # the framing must also hold for an empty record
     shards = [str(tmp_path / f"ours-{i}") for i in range(3)]
     with ShardedRecordWriter(shards) as writer:
-        writer.write(*shard_blobs(frame_records(_ragged(records)), 3, first_shard=1))
+        writer.write(*shard_blobs(frame_records(_ragged(records)).to_bytes(), 3, first_shard=1))
     for shard in range(3):
         # Record 0 went to shard 1, record 1 to shard 2, record 2 to shard 0, ...
         expected = tmp_path / f"theirs-{shard}"

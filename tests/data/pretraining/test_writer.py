@@ -89,6 +89,29 @@ def test_output_is_deterministic_and_independent_of_worker_count(tmp_path, uncas
     assert file_bytes(1, 8, "c") != one_worker
 
 
+def test_each_document_is_seeded_by_its_number_not_by_its_chunk(tmp_path, uncased_vocab_file):
+    """Without next sentences a document's records depend on nothing else, so
+    cutting the corpus into other chunks only reorders the records."""
+
+    def records(chunk):
+        paths = output_paths(str(tmp_path / f"chunks_of_{chunk}" / "out.tfrecord"), 2)
+        write_pretraining_data(CORPUS, paths, uncased_vocab_file, make_config(objective="mlm", do_whole_word_mask=True),
+                               documents_per_chunk=chunk, log_every_seconds=1e9, processor_class=ChunkProcessor)
+        return sorted(record for path in paths for record in framed_records(path))
+
+    assert records(2) == records(5)
+
+
+def framed_records(path):
+    """The records of a TFRecord file (length, its CRC, data, its CRC)."""
+    data, records, at = open(path, "rb").read(), [], 0
+    while at < len(data):
+        length = int.from_bytes(data[at : at + 8], "little")
+        records.append(data[at + 12 : at + 12 + length])
+        at += 16 + length
+    return records
+
+
 def test_input_files_are_comma_separated_paths_and_globs(tmp_path, uncased_vocab_file):
     copies = tmp_path / "copies"
     copies.mkdir()

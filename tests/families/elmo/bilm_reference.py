@@ -18,15 +18,9 @@ import json
 import os
 import sys
 
-os.environ["TF_USE_LEGACY_KERAS"] = "1"
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import numpy as np
 
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-tf1 = tf.compat.v1
-sys.modules["tensorflow"] = tf1
-tf1.disable_eager_execution()
+from original_tf1 import tf1  # the original's TensorFlow 1 set-up, before bilm
 
 from bilm import Batcher, BidirectionalLanguageModel, TokenBatcher, weight_layers  # noqa: E402
 

@@ -26,7 +26,7 @@ from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer
 from families.xlnet.pretraining.task import XLNetPretrainingTask
-from tests.conftest import ROOT, assert_same_values, checkpoint_values
+from tests.conftest import ROOT, assert_resumed_values, checkpoint_values
 from tests.families.xlnet.corpus import build_spiece, write_corpus
 
 SEQ_LEN, REUSE_LEN, PERM_SIZE, NUM_PREDICT, BATCH, MEM_LEN = 32, 16, 8, 6, 8, 24
@@ -173,7 +173,7 @@ def test_a_resumed_run_continues_its_memory_as_if_uninterrupted(records, tmp_pat
     config = CONFIG.replace(mem_len=MEM_LEN, initializer_range=0.2)
     resumed, straight = resumed_and_straight(tmp_path, lambda: step_losses(
         records["train"], config, tmp_path, 4, save_checkpoints_steps=2))
-    assert_same_values(resumed, straight, "state/")
+    assert_resumed_values(resumed, straight, "state/")
 
 
 def test_a_checkpoint_without_memory_resumes_from_zero_memory(records, tmp_path, caplog):
@@ -232,4 +232,4 @@ def test_mirrored_replicas_each_resume_their_rows_memory(records, tmp_path):
     share collective keys, and the memory's gather at a restore met those of the first."""
     resumed, straight = resumed_and_straight(tmp_path, lambda: with_two_replicas(
         mirrored_run, records["train"], tmp_path))
-    assert_same_values(resumed, straight, "state/")
+    assert_resumed_values(resumed, straight, "state/")

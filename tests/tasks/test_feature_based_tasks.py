@@ -1,0 +1,73 @@
+"""A feature-based family's task (ELMo, through its record's `feature_based`)
+as the shared trainer runs it: the encoder frozen unless `fine_tune_encoder`,
+the mix and the task BiLSTM trained, and the mix's L2 in the training loss."""
+
+import keras
+import numpy as np
+import pytest
+
+from data.classification.custom_reader import CustomReader
+from families.elmo.config import ELMoConfig
+from families.elmo.family import L2_COEF
+from modeling.feature_based_models import FeatureBasedClassifier
+from tasks.classification import ClassificationConfig, ClassificationTask
+from tasks.optimization import OptimizerConfig
+from tasks.run_options import RunOptions
+from tasks.trainer import Trainer
+
+ROWS = [("the red house", "yes"), ("an old door", "no"), ("red doors !", "yes"), ("green rooms", "no"),
+        ("a tall red house", "yes"), ("no doors at all", "no"), ("red", "yes"), ("old", "no")]
+MIX_W = [1.0, -2.0, 0.5]
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("houses")
+    (directory / "train.tsv").write_text(
+        "sentence\tlabel\n" + "".join(f"{t}\t{label}\n" for t, label in ROWS), encoding="utf-8")
+    return directory
+
+
+def trainer(data_dir, output_dir, fine_tune_encoder):
+    task = ClassificationTask(ClassificationConfig(
+        CustomReader(str(data_dir), "sentence"), None, ELMoConfig.from_preset("elmo_tiny"),
+        cache_dir=str(output_dir), max_seq_length=8, dropout_rate=0.0,
+        fine_tune_encoder=fine_tune_encoder))
+    return Trainer(task, RunOptions(output_dir=str(output_dir), log_steps=1))
+
+
+def encoder_values(model):
+    return [w.numpy() for w in model.encoder.weights]
+
+
+def test_the_encoder_is_frozen_and_the_loss_holds_the_mix_l2(data_dir, tmp_path):
+    run = trainer(data_dir, tmp_path / "frozen", fine_tune_encoder=False)
+    model = run.model
+    assert isinstance(model, FeatureBasedClassifier)
+    assert not {w.path for w in model.trainable_weights} & {w.path for w in model.encoder.weights}
+    mix = model.get_layer("mix")
+    mix.w.assign(MIX_W)
+    # The whole train split is one batch: its order does not change the mean loss.
+    features, labels = next(iter(run.task.build_dataset("train", len(ROWS), training=False)))
+    task_loss = float(np.mean(run.task.loss(labels, model(features, training=True))))
+    before, w_before = encoder_values(model), mix.w.numpy()
+    (record,) = run.train(len(ROWS), 1, OptimizerConfig(learning_rate=1e-2))
+    assert record["loss"] == pytest.approx(task_loss + L2_COEF * sum(w * w for w in MIX_W), abs=1e-6)
+    assert all(np.array_equal(b, a) for b, a in zip(before, encoder_values(model)))
+    assert np.abs(mix.w.numpy() - w_before).max() > 1e-4
+
+
+def test_fine_tune_encoder_trains_the_encoder_under_the_same_head(data_dir, tmp_path):
+    """What the trainer updates is the model's `trainable_variables`: with
+    `fine_tune_encoder` every encoder weight, beside the same mix and head."""
+    task = ClassificationTask(ClassificationConfig(
+        CustomReader(str(data_dir), "sentence"), None, ELMoConfig.from_preset("elmo_tiny"),
+        cache_dir=str(tmp_path), max_seq_length=8, fine_tune_encoder=True))
+    model = task.build_model()
+    assert isinstance(model, FeatureBasedClassifier)
+    trainable = {w.path for w in model.trainable_weights}
+    assert {w.path for w in model.encoder.weights} <= trainable
+    assert {w.path for w in model.get_layer("mix").weights} <= trainable
+    rebuilt = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(model))
+    assert rebuilt.get_config()["fine_tune_encoder"] is True
+    assert {w.path for w in rebuilt.trainable_weights} == trainable
