@@ -47,6 +47,7 @@ class Downstream:
     name: str
     title: str
     runner: str
+    kind: str  # the family task it is (`families.family.TASKS`): a family not supporting it skips it
     metric: str
     metric_title: str
     level: str
@@ -94,16 +95,16 @@ def _squad(sources, directory, num_train, num_dev, seed, held_out):
 
 
 TASKS = (
-    Downstream("ner", "CoNLL-2003 NER", "run_ner", "eval_f1", "entity F1", "token", _conll,
+    Downstream("ner", "CoNLL-2003 NER", "run_ner", "tagging", "eval_f1", "entity F1", "token", _conll,
                extra_flags=lambda seq_length: [f"--doc_stride={seq_length // 2}"]),
-    Downstream("sts_b", "STS-B", "run_classifier", "eval_pearson", "Pearson r", "sentence", _glue("STS-B")),
-    Downstream("sst_2", "SST-2", "run_classifier", "eval_accuracy", "accuracy", "sentence", _glue("SST-2")),
-    Downstream("mrpc", "MRPC", "run_classifier", "eval_accuracy", "accuracy", "sentence", _glue("MRPC")),
-    Downstream("word_order", "word order (built in)", "run_classifier", "eval_accuracy", "accuracy",
+    Downstream("sts_b", "STS-B", "run_classifier", "classification", "eval_pearson", "Pearson r", "sentence", _glue("STS-B")),
+    Downstream("sst_2", "SST-2", "run_classifier", "classification", "eval_accuracy", "accuracy", "sentence", _glue("SST-2")),
+    Downstream("mrpc", "MRPC", "run_classifier", "classification", "eval_accuracy", "accuracy", "sentence", _glue("MRPC")),
+    Downstream("word_order", "word order (built in)", "run_classifier", "classification", "eval_accuracy", "accuracy",
                "sentence", _word_order),
-    Downstream("next_sentence", "next-sentence choice (built)", "run_swag", "eval_accuracy", "accuracy",
+    Downstream("next_sentence", "next-sentence choice (built)", "run_swag", "multiple_choice", "eval_accuracy", "accuracy",
                "sentence", _next_sentence),
-    Downstream("squad", "SQuAD v1.1 (by article)", "run_squad", "f1", "F1", "token", _squad,
+    Downstream("squad", "SQuAD v1.1 (by article)", "run_squad", "question_answering", "f1", "F1", "token", _squad,
                results_file="eval_results.json", scale=1.0, eval_batch_flag="--predict_batch_size",
                extra_flags=lambda seq_length: [f"--doc_stride={seq_length // 2}",
                                                f"--max_query_length={seq_length // 4}"]),

@@ -35,7 +35,9 @@ from demo.pretrained import read_key_values
 from demo.progress import logged_steps, run_stage
 from families import registry
 
-FEATURE_LEARNING_RATE = 1e-3  # a BiLSTM over frozen features learns at a rate of its own
+# A BiLSTM over frozen features (BERT's feature-based rows, ELMo's every task)
+# learns at a rate of its own.
+FEATURE_LEARNING_RATE = 1e-3
 
 
 def read_results(path):
@@ -71,8 +73,14 @@ class Protocol:
     def path(self, *parts):
         return os.path.join(self.output_dir, *parts)
 
-    def vocabulary(self, family):
+    def vocabulary_request(self, family):
+        """Where `family`'s vocabulary builder is asked to write."""
         return self.path("data", "vocab", family, text_side_type(family).model_file_name)
+
+    def vocabulary(self, family):
+        """`family`'s vocabulary file, as its builder named it."""
+        system = next(s for s in self.systems.values() if s.family == family)
+        return system.vocabulary.model_file(self.vocabulary_request(family))
 
     def records(self, name, held_out=False):
         return self.path("data", "records", f"{name}{'.held_out' if held_out else ''}.tfrecord")
@@ -135,10 +143,11 @@ class Protocol:
     def learn_vocabulary(self, family):
         unit = f"vocabulary/{family}"
         system = next(s for s in self.systems.values() if s.family == family)
-        path = self.vocabulary(family)
+        path = self.vocabulary_request(family)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         self.stage(unit, system.vocabulary.command(self.path("data", "corpus.txt"), self.tier.vocab_size, path))
-        tokens = text_side_for(family, path, text_side_type(family).do_lower_case_default).special_ids.vocab_size
+        tokens = text_side_for(family, self.vocabulary(family),
+                               text_side_type(family).do_lower_case_default).special_ids.vocab_size
         return {"tokens": tokens, "requested": self.tier.vocab_size}
 
     def write_records(self, system, held_out):
@@ -194,7 +203,7 @@ class Protocol:
     def pretraining_argv(self, name, output_dir):
         system = self.systems[name]
         shape = self.shape(system.family)
-        return [*system.pretraining_flags(self.write_config(name), shape),
+        return [*system.pretraining_flags(self.write_config(name), shape, self.vocabulary(system.family)),
                 f"--input_file={self.records(system.records)}", f"--output_dir={output_dir}", "--do_train",
                 f"--train_batch_size={shape.batch}", f"--learning_rate={self.tier.learning_rate}",
                 f"--seed={self.seed}"]
@@ -240,7 +249,8 @@ class Protocol:
         output_dir = os.path.join(self.pretrained(name), "held_out")
         system = self.systems[name]
         self.runner(unit, "run_pretraining", [
-            *system.pretraining_flags(self.config_file(name), self.shape(system.family)),
+            *system.pretraining_flags(self.config_file(name), self.shape(system.family),
+                                      self.vocabulary(system.family)),
             f"--input_file={self.records(system.records, held_out=True)}",
             f"--init_checkpoint={self.pretrained(name)}", f"--output_dir={output_dir}", "--do_eval",
             f"--eval_batch_size={self.tier.batch}", f"--max_eval_steps={self.tier.held_out_batches}"])
@@ -277,7 +287,8 @@ class Protocol:
         runs = []
         for seed in range(tier.seeds):
             for task in self.task_flags:
-                runs += [Run(name, task, FINAL, None, seed) for name in self.systems]
+                runs += [Run(name, task, FINAL, None, seed) for name, system in self.systems.items()
+                         if self.tasks[task].kind in registry.family(system.family).tasks]
             if "ner" in self.task_flags and tier.reference in self.systems:
                 runs += [Run(tier.reference, "ner", FEATURES, layers, seed) for layers in tier.feature_layers]
         if tier.steps_task in self.task_flags:
@@ -322,6 +333,7 @@ class Protocol:
             argv.append(f"--bert_config_file={config}")
         if run.kind == FEATURES:
             argv += ["--feature_based", f"--feature_layers={run.detail}", f"--lstm_units={self.tier.lstm_units}"]
+        if run.kind == FEATURES or registry.family(system.family).feature_based:
             learning_rate = FEATURE_LEARNING_RATE
         argv.append(f"--learning_rate={learning_rate}")
         self.runner(run.unit, task.runner, argv, self.tier.fine_tuning_batch)

@@ -2,6 +2,8 @@
 ledger: the setup, each system's budget and held-out loss, every fine-tuning
 score by seed, and each ordering's verdict."""
 
+import math
+
 from comparisons import verdict
 from comparisons.arms import FINAL, resolve
 from comparisons.budget import Budget
@@ -10,8 +12,11 @@ from comparisons.papers import COMPARISONS
 
 def held_out_loss(results):
     """A pretraining evaluation's LM loss: its `*lm_loss` entry (BERT's
-    `masked_lm_loss`, XLNet's `lm_loss`), nats per predicted token."""
+    `masked_lm_loss`, XLNet's and GPT's `lm_loss`), or the log of its
+    `perplexity` (ELMo's, both directions' mean), nats per predicted token."""
     losses = [v for k, v in results.items() if k.endswith("lm_loss")]
+    if not losses and "perplexity" in results:
+        losses = [math.log(results["perplexity"])]
     return losses[0] if losses else None
 
 

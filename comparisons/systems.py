@@ -42,9 +42,15 @@ class Shape:
 class Vocabulary:
     """How a family learns its vocabulary (its text side's file) from the corpus:
     `command(corpus, size, path)` is the argv after `python` of the script
-    that writes it."""
+    that writes it at `path`, or beside it; `written(path)` then names the
+    file it wrote (default: `path`), as GPT's BPE files are named by their merges."""
 
     command: object
+    written: object = None
+
+    def model_file(self, path):
+        """The file the command wrote, given the `path` it was asked for."""
+        return path if self.written is None else self.written(path)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,7 +61,7 @@ class System:
     floor's). A pretrained system names its `records` (systems with the same
     name share one record file), `write_records(corpus, vocabulary, shape,
     seed, output)` the data writer's argv, `pretraining_flags(config_file,
-    shape)` its model and data flags of `run_pretraining.py`, and
+    shape, vocabulary)` its model and data flags of `run_pretraining.py`, and
     `flops(config, shape)` the training FLOPs of one step of `shape.batch`
     sequences (`comparisons.flops`). `pretrained_as` fine-tunes another
     system's weights instead; `fine_tuning_config(config)` changes the config

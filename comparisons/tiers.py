@@ -71,8 +71,8 @@ class Tier:
 TIERS = {
     "tiny": Tier(
         name="tiny", vocab_size=400, seq_length=32, predictions=5, batch=8,
-        size=Size(layers=2, hidden=16, heads=2, intermediate=32, dropout=0.0),
-        small_size=Size(layers=1, hidden=16, heads=2, intermediate=32, dropout=0.0),
+        size=Size(layers=2, hidden=16, heads=2, intermediate=64, dropout=0.0),
+        small_size=Size(layers=1, hidden=16, heads=2, intermediate=64, dropout=0.0),
         reference_steps=4, learning_rate=1e-3, calibration_steps=1, pretraining_seconds=600,
         checkpoints=2, seeds=2, fine_tuning_batch=8, max_modules=12, held_out_batches=2,
         tasks={"word_order": TaskSize(16, 24, epochs=1.0, learning_rate=1e-3)},

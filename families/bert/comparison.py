@@ -30,7 +30,7 @@ def _pretrained(objective):
                 f"--max_predictions_per_seq={shape.predictions}", f"--objective={objective}",
                 f"--dupe_factor={DUPE_FACTOR}", f"--random_seed={seed}", "--num_workers=2"]
 
-    def flags(config_file, shape):
+    def flags(config_file, shape, vocabulary):
         return [f"--bert_config_file={config_file}", f"--max_seq_length={shape.seq_length}",
                 f"--max_predictions_per_seq={shape.predictions}", f"--objective={objective}"]
 

@@ -11,7 +11,7 @@ FAMILY = Family(
     name="gpt", title="OpenAI GPT", config_type=GPTConfig, encoder_type=GPTEncoder, text_side=GPTText,
     tiny_preset="gpt_tiny", checkpoint_formats=FORMATS, foreign_config=foreign_config,
     convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
-    pretraining="families.gpt.pretraining.run",
+    pretraining="families.gpt.pretraining.run", comparison="families.gpt.comparison",
     command_lines=("build_bpe_vocab.py", "create_gpt_pretraining_data.py"),
     # SQuAD's Python windows read WordPiece's `vocab.ids` and its SavedModel
     # BERT's in-graph word splitting; GPT's BPE does not plug into them yet.

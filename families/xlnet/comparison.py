@@ -31,7 +31,7 @@ def write_records(corpus, vocabulary, shape, seed, output):
             f"--bsz_per_host={shape.batch}", "--nobi_data", f"--random_seed={seed}", "--num_workers=2"]
 
 
-def pretraining_flags(config_file, shape):
+def pretraining_flags(config_file, shape, vocabulary):
     return ["--model=xlnet", f"--xlnet_config_file={config_file}", f"--seq_len={shape.seq_length}",
             f"--reuse_len={_reuse_len(shape)}", f"--perm_size={_reuse_len(shape)}",
             f"--num_predict={shape.predictions}", f"--mem_len={_reuse_len(shape)}", "--nobi_data"]

@@ -3,6 +3,10 @@ that pretrains, every product written out."""
 
 from families.bert.config import BertConfig
 from families.bert.flops import pretraining_flops as bert_flops
+from families.elmo.config import CharCNNOptions, ELMoConfig, LSTMOptions
+from families.elmo.flops import pretraining_flops as elmo_flops
+from families.gpt.config import GPTConfig
+from families.gpt.flops import pretraining_flops as gpt_flops
 from families.xlnet.config import XLNetConfig
 from families.xlnet.flops import pretraining_flops as xlnet_flops
 
@@ -50,3 +54,43 @@ def test_xlnet_two_streams_memory_and_relative_encodings():
     assert xlnet_flops(config, 4, 2, batch=3) == expected
     # bi_data: each row's encodings are its own (forward or backward half).
     assert xlnet_flops(config.replace(bi_data=True), 4, 2, batch=3) == expected + 3 * 2 * encodings
+
+
+def test_gpt_predicts_every_position_with_its_tied_embedding():
+    config = GPTConfig(n_vocab=50, n_ctx=6, n_embd=8, n_head=2, n_layer=2)
+    # The layers are BERT's shape (feed-forward 4 x 8 = 32): per layer over S=6 tokens,
+    # Q, K, V 2304; scores 576 and mixing 576; output 768; feed-forward 2*6*8*32 + 2*6*32*8 = 6144.
+    layer = 2304 + 576 + 576 + 768 + 6144
+    # The tied head at all 6 positions over the 50 BPE tokens (no special rows in pretraining): 2*6*8*50.
+    head = 2 * 6 * 8 * 50
+    assert 3 * 3 * (2 * layer + head) == 229824
+    assert gpt_flops(config, 6, batch=3) == 229824
+
+
+ELMO = ELMoConfig(lstm=LSTMOptions(dim=12, projection_dim=4, n_layers=2),
+                  char_cnn=CharCNNOptions(embedding_dim=3, filters=((1, 2), (2, 3)), max_characters_per_token=5,
+                                          n_highway=1), n_tokens_vocab=20)
+# One token in one direction:
+# character CNN over 5 characters of 3-d embeddings: width 1, 2 filters at 5 places: 2*5*(1*3)*2 = 60;
+# width 2, 3 filters at 4 places: 2*4*(2*3)*3 = 144; one highway over the 5 filters, carry and transform:
+# 2 * 2*5*5 = 100; projection 5 -> 4: 2*5*4 = 40.
+ELMO_CHARACTERS = 60 + 144 + 100 + 40
+# Two LSTMP layers: [input 4, state 4] -> 4 x 12 gates: 2*8*48 = 768; projection 12 -> 4: 2*12*4 = 96.
+ELMO_LSTM = 2 * (768 + 96)
+
+
+def test_elmo_character_cnn_lstmp_stacks_and_full_softmax_in_both_directions():
+    # Full softmax over the 20 words: 2*4*20 = 160. Both directions, T=3 tokens, batch 2, 3x for training.
+    per_token = ELMO_CHARACTERS + ELMO_LSTM + 160
+    assert per_token == 2232
+    assert elmo_flops(ELMO, 3, batch=2) == 3 * 2 * 2 * 3 * 2232 == 80352
+
+
+def test_elmo_sampled_softmax_scores_the_sampled_words_and_the_true_one():
+    # 7 sampled words 2*4*7 = 56, the true word's logit 2*4 = 8, instead of the full 160.
+    assert elmo_flops(ELMO, 3, batch=2, sampled=7) == 3 * 2 * 2 * 3 * (ELMO_CHARACTERS + ELMO_LSTM + 56 + 8)
+
+
+def test_elmo_token_embedding_variant_has_no_character_cnn():
+    config = ELMO.replace(char_cnn=None)
+    assert elmo_flops(config, 3, batch=2) == 3 * 2 * 2 * 3 * (ELMO_LSTM + 160)
