@@ -4,9 +4,11 @@ one that was recorded; every declared system is pretrained (or not, as
 declared), fine-tuned and in the report, whose budget is equal FLOPs; the
 left-to-right systems fine-tune with the causal mask their checkpoint carries.
 
-Slow (about 100 CPU-seconds: TensorFlow starts in the command and each runner
-process twice, and 7 systems are pretrained and fine-tuned with 2 seeds); it is
-the one test of the whole chain."""
+Slow: about 165 CPU-seconds (user + system) for tests/comparisons, almost all
+of it here, and 488 s wall at a load of 12 to 18 on the shared 2-core host (TensorFlow starts in the command and each runner
+process twice; 9 systems are pretrained and fine-tuned with 2 seeds; GPT's
+fine-tuning tokenizes its examples anew for each seed, ELMo's runs a BiLSTM);
+it is the one test of the whole chain."""
 
 import json
 import os
