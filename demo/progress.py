@@ -3,7 +3,9 @@
 The child's whole output goes to a log file; the console gets one line per
 training log interval (step, metrics, examples/s, time left) and, when the
 child is quiet, a line every few seconds saying it is still working. A
-failing child's last log lines are printed with the error.
+failing child's last log lines are printed with the error. `StageOutput`
+does the same for a stage that is one request to a long-lived process
+(`comparisons.workers`).
 """
 
 import os
@@ -27,35 +29,82 @@ class StageError(RuntimeError):
     pass
 
 
-def _format_seconds(seconds):
-    seconds = max(0, int(round(seconds)))
-    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
-
-
 def progress_line(name, step, total, values, batch_size):
     """One console line for a trainer log line's `values` (a dict of floats)."""
     shown = "  ".join(f"{label} {values[key]:.3f}" for key, label in _SHOWN.items() if key in values)
     speed = values.get("examples_per_second")
     line = f"  {name}: step {step}/{total}  {shown}"
     if speed:
-        line += f"  {speed:.0f} examples/s  {_format_seconds((total - step) * batch_size / speed)} left"
+        line += f"  {speed:.0f} examples/s  {format_seconds((total - step) * batch_size / speed)} left"
     return line
+
+
+def logged_steps(log_path):
+    """{step: metrics} of every trainer progress line in a stage's log."""
+    steps = {}
+    with open(log_path, encoding="utf-8") as log:
+        for line in log:
+            if match := _STEP_LINE.search(line):
+                steps[int(match.group(1))] = {k: float(v) for k, v in _KEY_VALUE.findall(match.group(2))}
+    return steps
 
 
 def last_logged_values(log_path):
     """The metrics of the last trainer progress line in a stage's log (empty if none)."""
-    values = {}
-    with open(log_path, encoding="utf-8") as log:
-        for line in log:
-            if match := _STEP_LINE.search(line):
-                values = {k: float(v) for k, v in _KEY_VALUE.findall(match.group(2))}
-    return values
+    steps = logged_steps(log_path)
+    return steps[max(steps)] if steps else {}
 
 
-def _read_lines(stream, lines):
+def format_seconds(seconds):
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+def read_lines(stream, lines):
+    """Puts each line of `stream` on the queue `lines`, then None at its end."""
     for line in iter(stream.readline, ""):
         lines.put(line)
     lines.put(None)
+
+
+class StageOutput:
+    """One stage's output lines: each goes to its log file (and the last 30 are
+    kept for an error message); a trainer's progress lines become console lines
+    with time left, and a quiet stage gets a line every few seconds."""
+
+    def __init__(self, name, log, batch_size=None):
+        self.name, self.log, self.batch_size = name, log, batch_size
+        self.start = self.last_shown = time.time()
+        self.total, self.tail = None, []
+
+    def line(self, line):
+        self.log.write(line)
+        self.tail = (self.tail + [line])[-30:]
+        if match := _TRAINING_FROM.search(line):
+            self.total = int(match.group(2))
+        elif (match := _STEP_LINE.search(line)) and self.total:
+            values = {k: float(v) for k, v in _KEY_VALUE.findall(match.group(2))}
+            print(progress_line(self.name, int(match.group(1)), self.total, values, self.batch_size), flush=True)
+            self.last_shown = time.time()
+        elif time.time() - self.last_shown >= HEARTBEAT_SECONDS:
+            self.quiet()
+
+    def quiet(self):
+        print(f"  {self.name}: working ({format_seconds(time.time() - self.start)})", flush=True)
+        self.last_shown = time.time()
+
+    def follow(self, lines, end):
+        """Handles lines from the queue `lines` until `end(line)` is true for one
+        (not written) or the queue's None; returns that line."""
+        while True:
+            try:
+                line = lines.get(timeout=HEARTBEAT_SECONDS)
+            except queue.Empty:
+                self.quiet()
+                continue
+            if line is None or end(line):
+                return line
+            self.line(line)
 
 
 def run_stage(name, args, log_path, cwd, env, batch_size=None):
@@ -66,35 +115,17 @@ def run_stage(name, args, log_path, cwd, env, batch_size=None):
     process = subprocess.Popen([sys.executable, *args], cwd=cwd, env=env, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     lines = queue.Queue()
-    threading.Thread(target=_read_lines, args=(process.stdout, lines), daemon=True).start()
+    threading.Thread(target=read_lines, args=(process.stdout, lines), daemon=True).start()
     try:
-        total, last_shown, tail = None, time.time(), []
         with open(log_path, "w", encoding="utf-8") as log:
-            while True:
-                try:
-                    line = lines.get(timeout=HEARTBEAT_SECONDS)
-                except queue.Empty:
-                    print(f"  {name}: working ({_format_seconds(time.time() - start)})", flush=True)
-                    continue
-                if line is None:
-                    break
-                log.write(line)
-                tail = (tail + [line])[-30:]
-                if match := _TRAINING_FROM.search(line):
-                    total = int(match.group(2))
-                elif (match := _STEP_LINE.search(line)) and total:
-                    values = {k: float(v) for k, v in _KEY_VALUE.findall(match.group(2))}
-                    print(progress_line(name, int(match.group(1)), total, values, batch_size), flush=True)
-                    last_shown = time.time()
-                elif time.time() - last_shown >= HEARTBEAT_SECONDS:
-                    print(f"  {name}: working ({_format_seconds(time.time() - start)})", flush=True)
-                    last_shown = time.time()
+            output = StageOutput(name, log, batch_size)
+            output.follow(lines, lambda line: False)
     except BaseException:  # interrupted: the child goes too
         process.kill()
         raise
     if process.wait() != 0:
         raise StageError(f"{name} failed (exit {process.returncode}); the end of {log_path}:\n"
-                         + "".join(tail))
+                         + "".join(output.tail))
     seconds = time.time() - start
-    print(f"  {name}: done in {_format_seconds(seconds)}", flush=True)
+    print(f"  {name}: done in {format_seconds(seconds)}", flush=True)
     return seconds

@@ -62,7 +62,9 @@ class Family:
     do_lower_case)` writes one of its checkpoints in one of `output_formats`.
     `pretraining` names the module of its part of `run_pretraining.py`
     (`define_flags()`, `build_task()`, `check_run(files, replicas, slices)`,
-    optionally `optimizer_config()`: its own optimizer, or None for the shared one).
+    optionally `optimizer_config()`: its own optimizer, or None for the shared one);
+    `comparison` the module listing its `SYSTEMS` in `compare.py`
+    (`comparisons.systems.System`), pretrained as that command line runs them.
     `foreign_config(directory)` reads the config of another project's layout
     in `directory` (a Hugging Face `config.json`, a keras-hub preset) when it
     is one of this family's, else gives None; `foreign_vocabulary(directory)`
@@ -92,6 +94,7 @@ class Family:
     convert: object = None
     output_formats: tuple = ()
     pretraining: str = None
+    comparison: str = None
     foreign_config: object = None
     foreign_vocabulary: object = None
     question_answering: QuestionAnswering = None

@@ -21,8 +21,11 @@ class BertConfig(JsonConfig):
 
     `causal_attention` marks the paper's left-to-right ablation: it travels
     with the checkpoint's config so that fine-tuning and exports keep the mask
-    the model was pretrained with. It is written only when true, so other
-    configs keep the original file's fields.
+    the model was pretrained with. `fine_tuning_bilstm` is the paper's
+    "+ BiLSTM" ablation: a randomly initialised BiLSTM over the last layer,
+    created and trained at fine-tuning (pretraining refuses it: a left-to-right
+    LM would see the future through it). Each is written only when true, so
+    other configs keep the original file's fields.
 
     Example:
     >>> config = BertConfig.from_preset("bert_base_uncased")
@@ -50,24 +53,29 @@ class BertConfig(JsonConfig):
     initializer_range: float = 0.02
     layer_norm_eps: float = 1e-12
     causal_attention: bool = False
+    fine_tuning_bilstm: bool = False
 
     def __post_init__(self):
         self.check_fields(
             positive_ints=("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
                            "intermediate_size", "max_position_embeddings", "type_vocab_size"),
             probabilities=("hidden_dropout_prob", "attention_probs_dropout_prob"),
-            positive_numbers=("initializer_range", "layer_norm_eps"), booleans=("causal_attention",))
+            positive_numbers=("initializer_range", "layer_norm_eps"), booleans=("causal_attention", "fine_tuning_bilstm"))
         if self.hidden_size % self.num_attention_heads:
             raise ConfigError(
                 f"hidden_size {self.hidden_size} is not divisible by "
                 f"num_attention_heads {self.num_attention_heads}")
+        if self.fine_tuning_bilstm and self.hidden_size % 2:
+            raise ConfigError(f"fine_tuning_bilstm: hidden_size {self.hidden_size} must be even "
+                              "(half of it each way)")
         if self.hidden_act not in _ACTIVATIONS:
             raise ConfigError(f"hidden_act {self.hidden_act!r} is not one of {_ACTIVATIONS}")
 
     def to_dict(self):
         values = super().to_dict()
-        if not self.causal_attention:
-            del values["causal_attention"]
+        for name in ("causal_attention", "fine_tuning_bilstm"):
+            if not values[name]:
+                del values[name]
         return values
 
     @property

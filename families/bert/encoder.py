@@ -32,6 +32,12 @@ class BertEncoder(keras.Model):
     the whole sequence. The `causal_attention` argument, when given, overrides
     the config's (Keras configs of earlier versions carry it there).
 
+    `config.fine_tuning_bilstm` adds the paper's "+ BiLSTM": a BiLSTM (half the
+    hidden size each way, padding masked) over the last layer gives
+    `sequence_output` and the pooled vector (taken as above); `encoder_outputs`
+    stay the Transformer layers'. Its weights are `fine_tuning_weights`: a
+    pretrained checkpoint has none.
+
     Example:
     >>> encoder = BertEncoder(BertConfig.from_preset("bert_uncased_L-2_H-128_A-2"))
     >>> outputs = encoder({"input_word_ids": ids, "input_mask": mask, "input_type_ids": types})
@@ -61,6 +67,9 @@ class BertEncoder(keras.Model):
             config.hidden_size, activation="tanh",
             kernel_initializer=bert_initializer(config.initializer_range), dtype=dtype,
             name="pooler")
+        bilstm = (keras.layers.Bidirectional(
+            keras.layers.LSTM(config.hidden_size // 2, return_sequences=True, dtype=dtype, name="lstm"),
+            dtype=dtype, name="fine_tuning_bilstm") if config.fine_tuning_bilstm else None)
 
         # === Functional model ===
         word_ids = keras.Input(shape=(None,), dtype="int32", name="input_word_ids")
@@ -72,6 +81,8 @@ class BertEncoder(keras.Model):
         for layer in transformer_layers:
             x = layer(x, attention_mask)
             encoder_outputs.append(x)
+        if bilstm is not None:
+            x = bilstm(x, mask=ops.cast(input_mask, "bool"))
         if config.causal_attention:
             pooled = pooler(gather_positions(x, last_token_of_first_sequence(input_mask))[:, 0, :])
         else:
@@ -88,10 +99,16 @@ class BertEncoder(keras.Model):
         self.embeddings = embeddings
         self.transformer_layers = transformer_layers
         self.pooler = pooler
+        self.bilstm = bilstm
 
     @property
     def causal_attention(self):
         return self.config.causal_attention
+
+    @property
+    def fine_tuning_weights(self):
+        """The BiLSTM's weights (`fine_tuning_bilstm`), which no pretrained checkpoint holds."""
+        return list(self.bilstm.weights) if self.bilstm is not None else []
 
     @property
     def word_embeddings(self):

@@ -45,6 +45,6 @@ FAMILY = Family(
     tiny_preset="bert_tiny_uncased", hub_model=masked_lm_model,
     checkpoint_formats=FORMATS, foreign_config=foreign_config, foreign_vocabulary=foreign_vocabulary,
     convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
-    pretraining="families.bert.pretraining.run",
+    pretraining="families.bert.pretraining.run", comparison="families.bert.comparison",
     command_lines=("build_vocab.py", "create_pretraining_data.py", "pack_pretraining_data.py",
                    "data/build_vocab.py", "data/create_pretraining_data.py", "data/pack_pretraining_data.py"))

@@ -33,6 +33,9 @@ class BertPretrainer(keras.Model):
     def __init__(self, encoder, objective="mlm_nsp", packed=False, **kwargs):
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+        if encoder.config.fine_tuning_bilstm:
+            raise ValueError("fine_tuning_bilstm: the BiLSTM is added at fine-tuning; a pretrainer "
+                             "(and a checkpoint format holding its heads) has no place for it")
         if (objective == "ltr") != encoder.causal_attention:
             raise ValueError(
                 f"objective {objective!r} needs an encoder with causal_attention="

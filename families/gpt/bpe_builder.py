@@ -19,7 +19,7 @@ import json
 import os
 
 from data.pretraining.corpus_reader import CorpusError, expand_input_files
-from families.gpt.bpe import UNK_ID, WORD_END
+from families.gpt.bpe import SPECIAL_TOKENS, UNK_ID, WORD_END
 from families.gpt.tokenizer_words import words
 from utils.files import atomic_output
 
@@ -116,8 +116,22 @@ def write_vocabulary(output_dir, encoder, merges):
     return encoder_file, merges_file
 
 
-def build_bpe_vocabulary(input_files, output_dir, num_merges, min_frequency=2):
-    """Corpus files (paths or globs) -> the two vocabulary files in `output_dir`."""
+def merges_for_size(word_counts, vocab_size):
+    """The merges that make `vocab_size` ids in all: the pieces without merges
+    (`<unk>`, the characters with and without `</w>`, the newline) and the
+    three special tokens fine-tuning adds take the rest."""
+    merges = vocab_size - len(encoder_of(word_counts, [])) - len(SPECIAL_TOKENS)
+    if merges < 0:
+        raise CorpusError(f"a vocabulary of {vocab_size} ids is smaller than the corpus's "
+                          f"{vocab_size - merges} characters and special tokens")
+    return merges
+
+
+def build_bpe_vocabulary(input_files, output_dir, num_merges=None, min_frequency=2, vocab_size=None):
+    """Corpus files (paths or globs) -> the two vocabulary files in `output_dir`;
+    `num_merges` merges, or those that make `vocab_size` ids (`merges_for_size`)."""
     word_counts = count_words(expand_input_files(input_files))
+    if vocab_size is not None:
+        num_merges = merges_for_size(word_counts, vocab_size)
     merges = learn_merges(word_counts, num_merges, min_frequency)
     return write_vocabulary(output_dir, encoder_of(word_counts, merges), merges)

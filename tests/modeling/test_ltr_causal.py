@@ -1,9 +1,11 @@
 """The left-to-right ablation: a token's representation never sees later tokens,
 the pooled vector is the last real token's, and Keras configs of earlier
-versions rebuild the same causal model."""
+versions rebuild the same causal model; its "+ BiLSTM" variant adds right
+context above the causal layers at fine-tuning only."""
 
 import keras
 import numpy as np
+import pytest
 
 from families.bert.encoder import BertEncoder
 from modeling.task_models import SequenceClassifier
@@ -79,3 +81,43 @@ def test_keras_configs_of_earlier_versions_rebuild_the_same_causal_model():
         rebuilt.set_weights(model.get_weights())
         assert rebuilt.encoder.causal_attention
         np.testing.assert_allclose(np.asarray(rebuilt(inputs(ids))["logits"]), expected, atol=1e-6)
+
+
+def test_fine_tuning_bilstm_gives_a_causal_encoder_right_context_above_its_causal_layers():
+    """The paper's "+ BiLSTM": the Transformer layers stay left-only, the BiLSTM
+    over them sees both ways, and the pooled vector still reads the last real token."""
+    encoder = BertEncoder(TINY.replace(causal_attention=True, fine_tuning_bilstm=True))
+    assert sees_only_earlier_tokens(encoder)  # every Transformer layer
+    ids = np.random.default_rng(3).integers(5, TINY.vocab_size, (2, SEQ)).astype("int32")
+    changed = ids.copy()
+    changed[:, CUT + 1:] = (ids[:, CUT + 1:] + 1 - 5) % (TINY.vocab_size - 5) + 5
+    before, after = (np.asarray(encoder(inputs(x))["sequence_output"])[:, :CUT + 1] for x in (ids, changed))
+    half = TINY.hidden_size // 2  # forward LSTM units, then backward
+    np.testing.assert_allclose(before[..., :half], after[..., :half], atol=1e-6)
+    assert (np.abs(before[..., half:] - after[..., half:]).max(axis=-1) > 1e-6).all()
+
+
+def test_fine_tuning_bilstm_weights_come_from_fine_tuning_not_the_checkpoint(tmp_path):
+    from checkpoints.ours import save_weights
+    from checkpoints.pretrained import load_pretrained
+    pretrained = BertEncoder(TINY.replace(causal_attention=True))
+    save_weights(pretrained, str(tmp_path))
+    model = SequenceClassifier(BertEncoder(TINY.replace(causal_attention=True, fine_tuning_bilstm=True)), 2)
+    bilstm = {v.path for v in model.encoder.fine_tuning_weights}
+    assert bilstm and all(p.startswith("fine_tuning_bilstm/") for p in bilstm)
+    report = load_pretrained(model, model.encoder, str(tmp_path))
+    assert bilstm <= set(report.missing)
+    np.testing.assert_array_equal(model.encoder.word_embeddings.numpy(), pretrained.word_embeddings.numpy())
+
+
+def test_pretraining_and_checkpoint_formats_refuse_the_fine_tuning_bilstm():
+    from families.bert.pretrainer import BertPretrainer
+    with pytest.raises(ValueError, match="fine_tuning_bilstm"):
+        BertPretrainer(BertEncoder(TINY.replace(causal_attention=True, fine_tuning_bilstm=True)), "ltr")
+
+
+def test_fine_tuning_bilstm_is_written_only_when_set():
+    assert "fine_tuning_bilstm" not in TINY.to_dict()
+    assert TINY.replace(fine_tuning_bilstm=True).to_dict()["fine_tuning_bilstm"] is True
+    with pytest.raises(ValueError, match="must be even"):
+        TINY.replace(hidden_size=33, num_attention_heads=3, fine_tuning_bilstm=True)

@@ -49,6 +49,14 @@ def test_round_trip(tmp_path, corpus):
     words = "".join(tokenizer.bpe.to_tokens(ids)).replace("</w>", " ").split()
     assert words == [w for w, _ in tokenizer.tokenize_words(text)]
 
+def test_a_vocabulary_size_gives_the_merges_that_fill_it(tmp_path, corpus):
+    encoder_file, _ = build_bpe_vocabulary(corpus, str(tmp_path / "vocab"), vocab_size=50)
+    tokenizer = GPTTokenizer.from_file(encoder_file)
+    assert tokenizer.bpe.n_vocab + 3 == 50  # the pieces and the three special tokens
+    assert os.path.basename(encoder_file) == f"encoder_bpe_{len(tokenizer.bpe.merges)}.json"
+    with pytest.raises(CorpusError, match="a vocabulary of 10 ids is smaller than the corpus's"):
+        build_bpe_vocabulary(corpus, str(tmp_path / "small"), vocab_size=10)
+
 
 def test_ties_go_to_the_smaller_pair():
     assert learn_merges({"ab": 2, "cd": 2}, 2) == [("a", "b</w>"), ("c", "d</w>")]

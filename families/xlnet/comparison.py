@@ -1,0 +1,47 @@
+"""XLNet's system in `compare.py`: the permutation LM with partial prediction
+and segment recurrence, the size of BERT's systems. Pretrained as
+`run_pretraining.py --model=xlnet` runs it, on records of
+`create_xlnet_pretraining_data.py`, over a SentencePiece model of
+`build_spm_vocab.py` (cased, as the released XLNets)."""
+
+from comparisons.systems import System, Vocabulary
+from families.xlnet.config import XLNetConfig
+from families.xlnet.flops import pretraining_flops
+
+VOCABULARY = Vocabulary(lambda corpus, size, path: [
+    "build_spm_vocab.py", f"--input_file={corpus}", f"--model_file={path}", f"--vocab_size={size}"])
+
+
+def _reuse_len(shape):
+    """The permuted block and the memory: half of each record, as the original's 256 of 512."""
+    return shape.seq_length // 2
+
+
+def config(size, shape):
+    return XLNetConfig(
+        n_token=shape.vocab_size, n_layer=size.layers, d_model=size.hidden, n_head=size.heads,
+        d_head=size.hidden // size.heads, d_inner=size.intermediate, dropout=size.dropout,
+        dropatt=size.dropout, mem_len=_reuse_len(shape), reuse_len=_reuse_len(shape))
+
+
+def write_records(corpus, vocabulary, shape, seed, output):
+    return ["create_xlnet_pretraining_data.py", f"--input_file={corpus}", f"--output_file={output}",
+            f"--sp_path={vocabulary}", f"--seq_len={shape.seq_length}",
+            f"--reuse_len={_reuse_len(shape)}", f"--num_predict={shape.predictions}",
+            f"--bsz_per_host={shape.batch}", "--nobi_data", f"--random_seed={seed}", "--num_workers=2"]
+
+
+def pretraining_flags(config_file, shape, vocabulary):
+    return ["--model=xlnet", f"--xlnet_config_file={config_file}", f"--seq_len={shape.seq_length}",
+            f"--reuse_len={_reuse_len(shape)}", f"--perm_size={_reuse_len(shape)}",
+            f"--num_predict={shape.predictions}", f"--mem_len={_reuse_len(shape)}", "--nobi_data"]
+
+
+def flops(config, shape):
+    return pretraining_flops(config, shape.seq_length, shape.predictions, shape.batch)
+
+
+SYSTEMS = (
+    System("xlnet", "XLNet", "xlnet", VOCABULARY, config, records="xlnet", write_records=write_records,
+           pretraining_flags=pretraining_flags, flops=flops),
+)
