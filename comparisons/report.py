@@ -9,7 +9,7 @@ from comparisons.arms import resolve
 from comparisons.budget import Budget
 from comparisons.papers import COMPARISONS
 from comparisons.results import arm_values
-from comparisons.verdict import HOLDS, REVERSED, WITHIN_NOISE, Summary
+from comparisons.verdict import HOLDS, REVERSED, UNDEFINED, WITHIN_NOISE, Summary
 from demo.progress import format_seconds
 
 
@@ -148,7 +148,8 @@ def write_report(results, entries, scores, systems, tasks):
         f"{format_seconds(results['this_run_seconds'])}).", "",
         f"Orderings: {marks.count(HOLDS)} {HOLDS} (holds, gap above two standard errors), "
         f"{marks.count(WITHIN_NOISE)} {WITHIN_NOISE} (same sign, within noise), {marks.count(REVERSED)} "
-        f"{REVERSED} (reversed), of {len(marks)} checked (— : an arm not run).", "",
+        f"{REVERSED} (reversed), {marks.count(UNDEFINED)} {UNDEFINED} (a score undefined, e.g. the Pearson "
+        f"correlation of constant predictions), of {len(marks)} checked (— : an arm not run).", "",
         _at_a_glance(results, tasks), "",
         "## What a small budget cannot show", "",
         "A null here is a finding, not a failure: these effects need more model, data or steps than this tier has.", "",

@@ -5,14 +5,15 @@ sign (or is a tie) but within that noise, ✗ when it is reversed.
 The standard error of a mean over n seeds is the sample standard deviation
 over √n; the gap's is √(se_a² + se_b²). With a single value (n = 1, e.g. one
 pretraining run's held-out loss) there is no spread: a gap of the right sign
-is then ~, never ✓.
+is then ~, never ✓. A score that is undefined (NaN: STS-B's Pearson of a run
+that predicts one constant) decides nothing: ?.
 """
 
 import dataclasses
 import math
 import statistics
 
-HOLDS, WITHIN_NOISE, REVERSED = "✓", "~", "✗"
+HOLDS, WITHIN_NOISE, REVERSED, UNDEFINED = "✓", "~", "✗", "?"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,6 +30,8 @@ class Summary:
         values = [float(v) for v in values]
         if not values:
             raise ValueError("no values to summarise")
+        if any(math.isnan(v) for v in values):  # one undefined seed leaves the mean undefined
+            return cls(math.nan, math.nan, math.nan, len(values))
         sd = statistics.stdev(values) if len(values) > 1 else math.nan
         return cls(statistics.fmean(values), sd, sd / math.sqrt(len(values)), len(values))
 
@@ -46,7 +49,9 @@ def judge(ahead, behind, higher_is_better=True):
     if not higher_is_better:
         gap = -gap
     two_se = 2 * math.sqrt(ahead.se ** 2 + behind.se ** 2)
-    if gap < 0:
+    if math.isnan(gap):
+        mark = UNDEFINED
+    elif gap < 0:
         mark = REVERSED
     elif gap > two_se:  # False when two_se is NaN
         mark = HOLDS

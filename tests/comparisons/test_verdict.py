@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from comparisons.verdict import HOLDS, REVERSED, WITHIN_NOISE, Summary, judge
+from comparisons.verdict import HOLDS, REVERSED, UNDEFINED, WITHIN_NOISE, Summary, judge
 
 
 def test_summary_is_mean_sample_sd_and_standard_error():
@@ -46,3 +46,9 @@ def test_lower_is_better_flips_the_sign():
 def test_a_single_value_has_no_spread_so_never_holds():
     v = judge(Summary.of([5.0]), Summary.of([1.0]))
     assert v.mark == WITHIN_NOISE and math.isnan(v.two_se)
+
+
+def test_an_undefined_score_decides_nothing():
+    """A NaN mean (STS-B's Pearson of constant predictions) is ?, not within noise."""
+    assert judge(Summary.of([math.nan, 0.5, 0.6]), Summary.of([0.1, 0.2, 0.3])).mark == UNDEFINED
+    assert judge(Summary.of([0.5]), Summary.of([math.nan])).mark == UNDEFINED
