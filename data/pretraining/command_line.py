@@ -27,6 +27,7 @@ flags.DEFINE_string(
     "Without it the local process pool writes.")
 
 FLAGS = flags.FLAGS
+_LOCAL_RUNNERS = ("directrunner", "fnapirunner", "switchingdirectrunner")
 
 
 def define_writer_flags(chunk_help):
@@ -37,8 +38,6 @@ def define_writer_flags(chunk_help):
     flags.DEFINE_integer("output_shards", 1, "Number of numbered output shards of --output_file.")
     flags.DEFINE_integer("num_workers", 1, "Worker processes (with --runner: Beam's workers).")
     flags.DEFINE_integer("documents_per_chunk", 2000, chunk_help)
-
-_LOCAL_RUNNERS = ("directrunner", "fnapirunner", "switchingdirectrunner")
 
 
 def parse_flags(argv):
@@ -78,7 +77,7 @@ def write_and_report(make_config, vocab_file, do_lower_case, processor_class, be
 
 
 def _write(input_files, output_files, vocab_file, config, do_lower_case, *, num_workers, documents_per_chunk,
-          processor_class, beam_args=()):
+           processor_class, beam_args=()):
     """The counts of writing with the local pool, or with Beam under --runner
     and `beam_args` (what `parse_flags` left, program name first)."""
     if not FLAGS.runner:
