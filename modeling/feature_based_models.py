@@ -23,6 +23,7 @@ from keras import ops
 
 from families import registry
 from modeling.dense import Dense
+from modeling.heads import OUTPUT_DTYPE
 from modeling.initializers import bert_initializer
 from modeling.task_models import FlattenChoices, TaskModel, UnflattenChoices, encoder_inputs
 
@@ -99,7 +100,7 @@ class FeatureReader:
 
 def _dense(units, encoder, name):
     return Dense(units, kernel_initializer=bert_initializer(encoder.config.initializer_range),
-                 dtype=encoder.dtype_policy, name=name)
+                 dtype=OUTPUT_DTYPE, name=name)
 
 
 def _pooled(reader, inputs, encoder, dropout_rate):

@@ -17,6 +17,7 @@ import keras
 from keras import ops
 
 from modeling.dense import Dense
+from modeling.heads import OUTPUT_DTYPE
 from modeling.initializers import bert_initializer
 from modeling.task_models import TaskModel, encoder_inputs
 
@@ -123,7 +124,7 @@ class FeatureBasedTagger(TaskModel):
         dropout = keras.layers.Dropout(dropout_rate, dtype=dtype, name="dropout")
         classifier = Dense(
             num_labels, kernel_initializer=bert_initializer(encoder.config.initializer_range),
-            dtype=dtype, name="token_classifier")
+            dtype=OUTPUT_DTYPE, name="token_classifier")
 
         # === Functional model ===
         inputs = encoder_inputs(encoder)

@@ -8,6 +8,12 @@ from modeling.dense import Dense
 from modeling.initializers import bert_initializer
 from modeling.layer_norm import LayerNorm
 
+# Task output layers compute in float32 whatever the mixed-precision policy:
+# bfloat16 keeps 8 significant bits, so a regression head's nearly equal scores
+# round to one value (a constant STS-B prediction, its Pearson undefined) and
+# close logits tie.
+OUTPUT_DTYPE = "float32"
+
 
 def tied_logits(x, table):
     """[..., hidden] times a [vocab, hidden] table (transposed) -> [..., vocab], as one 2-D matmul.

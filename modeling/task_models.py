@@ -7,7 +7,7 @@ from keras import ops
 
 from families import registry
 from modeling.encoder_interface import check_encoder, input_specs
-from modeling.heads import (ClassificationHead, MultipleChoiceHead, SpanHead,
+from modeling.heads import (OUTPUT_DTYPE, ClassificationHead, MultipleChoiceHead, SpanHead,
                             TokenClassificationHead)
 
 
@@ -104,7 +104,7 @@ class SequenceClassifier(TaskModel):
     def __init__(self, encoder, num_classes, dropout_rate=0.1, both_orders=False, **kwargs):
         inputs = encoder_inputs(encoder, leading=(2,) if both_orders else ())
         head = ClassificationHead(num_classes, dropout_rate, encoder.config.initializer_range,
-                                  dtype=encoder.dtype_policy, name="classifier")
+                                  dtype=OUTPUT_DTYPE, name="classifier")
         if both_orders:
             flat = {k: FlattenChoices(name=f"flatten_{k}")(v) for k, v in inputs.items()}
             encoded = encoder(flat)
@@ -143,7 +143,7 @@ class SpanLabeler(TaskModel):
 
     def __init__(self, encoder, null_from_pooled=False, **kwargs):
         inputs = encoder_inputs(encoder)
-        head = SpanHead(encoder.config.initializer_range, dtype=encoder.dtype_policy,
+        head = SpanHead(encoder.config.initializer_range, dtype=OUTPUT_DTYPE,
                         name="span")
         encoded = encoder(inputs)
         sequence = encoded["sequence_output"]
@@ -164,7 +164,7 @@ class TokenClassifier(TaskModel):
     def __init__(self, encoder, num_labels, dropout_rate=0.1, **kwargs):
         inputs = encoder_inputs(encoder)
         head = TokenClassificationHead(num_labels, dropout_rate, encoder.config.initializer_range,
-                                       dtype=encoder.dtype_policy, name="token_classifier")
+                                       dtype=OUTPUT_DTYPE, name="token_classifier")
         encoded = encoder(inputs)
         logits = head(encoded["sequence_output"])
         super().__init__(inputs=inputs, **kwargs,
@@ -181,7 +181,7 @@ class MultipleChoiceClassifier(TaskModel):
     def __init__(self, encoder, dropout_rate=0.1, **kwargs):
         inputs = encoder_inputs(encoder, leading=(None,))
         head = MultipleChoiceHead(dropout_rate, encoder.config.initializer_range,
-                                  dtype=encoder.dtype_policy, name="choice_scorer")
+                                  dtype=OUTPUT_DTYPE, name="choice_scorer")
         flat = {k: FlattenChoices(name=f"flatten_{k}")(v) for k, v in inputs.items()}
         encoded = encoder(flat)
         scores = head(encoded["pooled_output"])

@@ -5,7 +5,7 @@ model compute them."""
 import keras
 from keras import ops
 
-from modeling.heads import MultipleChoiceHead, gather_positions
+from modeling.heads import OUTPUT_DTYPE, MultipleChoiceHead, gather_positions
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
@@ -35,7 +35,7 @@ class GPTDoubleHeads(keras.Model):
         self.encoder = encoder
         self.config = encoder.config
         self.choice_scorer = MultipleChoiceHead(encoder.config.clf_pdrop, encoder.config.initializer_range,
-                                                dtype=encoder.dtype_policy, name="choice_scorer")
+                                                dtype=OUTPUT_DTYPE, name="choice_scorer")
         self.choice_scorer.build((None, encoder.config.n_embd))
 
     def call(self, inputs, training=None):

@@ -4,6 +4,7 @@ import keras
 
 from families.xlnet.squad_head import XLNetSquadHead
 from modeling.encoder_interface import check_encoder, input_specs
+from modeling.heads import OUTPUT_DTYPE
 from modeling.task_models import TaskModelConfig
 
 
@@ -33,7 +34,7 @@ class XLNetSpanLabeler(TaskModelConfig, keras.Model):
         config = encoder.config
         self.head = XLNetSquadHead(config.hidden_size, start_n_top, end_n_top, dropout_rate,
                                    config.initializer_range, config.layer_norm_eps,
-                                   dtype=encoder.dtype_policy, name="squad")
+                                   dtype=OUTPUT_DTYPE, name="squad")
         self.head.build((None, None, config.hidden_size))
         self._store(encoder, start_n_top=start_n_top, end_n_top=end_n_top,
                     dropout_rate=dropout_rate)

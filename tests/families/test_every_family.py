@@ -35,6 +35,8 @@ from data.text.text_side import TextPacker
 from families import registry
 from families.family import TASKS
 from modeling.encoder_interface import ENCODER_OUTPUTS, check_encoder
+from modeling.feature_based_models import FeatureBasedClassifier, feature_based
+from modeling.task_models import SequenceClassifier
 from tests.conftest import FIXTURES, ROOT, read_json, read_squad_predictions
 from tests.data.text.test_text_side import TEXTS_A, TEXTS_B
 from tests.export_harness import HOSTILE_TEXTS, run_fresh
@@ -259,6 +261,28 @@ def test_mixed_bfloat16_runs_finite_and_near_float32(family, encoder, config, ba
         np.testing.assert_allclose(got[key], value, rtol=0, atol=bound, err_msg=key)
     # bfloat16 did compute: float32 would agree to its own eps.
     assert max(np.abs(got[k] - expected[k]).max() for k in expected) > 1e-4
+
+
+def test_a_regression_score_keeps_float32_resolution_under_mixed_bfloat16(family, config, batch):
+    """The output layer computes in float32: in bfloat16 (8 significant bits)
+    nearly equal scores round to one value, and a constant STS-B prediction has
+    no Pearson correlation."""
+    previous = keras.config.dtype_policy()
+    keras.config.set_dtype_policy("mixed_bfloat16")
+    try:
+        encoder = family.build_encoder(config)
+        model = (FeatureBasedClassifier if feature_based(encoder) else SequenceClassifier)(encoder, 1)
+    finally:
+        keras.config.set_dtype_policy(previous)
+    head = model.get_layer("classifier")
+    features = np.asarray(keras.Model(model.inputs, head.input)(batch, training=False), np.float32)
+    kernel, bias = (np.asarray(w, np.float32) for w in head.weights)
+    expected = features @ kernel + bias
+    got = np.asarray(model(batch, training=False)["logits"])
+    # float32 sums of `hidden` products; bfloat16 would err by about 2**-8 of the scale.
+    bound = features.shape[-1] * float(np.finfo(np.float32).eps) * float(np.abs(features).max()
+                                                                         * np.abs(kernel).sum(0).max())
+    np.testing.assert_allclose(got, expected, rtol=0, atol=bound)
 
 
 # 5. Text side.
