@@ -56,9 +56,9 @@ def encode_examples(examples, text_side, max_seq_length, label_list, both_orders
     text_side = as_text_side(text_side)
     label_ids = {label: i for i, label in enumerate(label_list or ())}
     rows, labels, truncated = [], [], 0
-    for example in examples:
-        ids_a = text_side.encode(example.text_a)
-        ids_b = text_side.encode(example.text_b) if example.text_b is not None else None
+    all_ids_b = iter(text_side.encode_batch([e.text_b for e in examples if e.text_b is not None]))
+    for example, ids_a in zip(examples, text_side.encode_batch([e.text_a for e in examples])):
+        ids_b = next(all_ids_b) if example.text_b is not None else None
         truncated += (len(ids_a) + len(ids_b or ()) + text_side.num_specials(ids_b)
                       > max_seq_length)
         row = text_side.pack(ids_a, ids_b, max_seq_length)

@@ -46,10 +46,12 @@ class TaggingFeatures:
         return len(self.sentence_index)
 
 
-def word_piece_ids(text, words, max_pieces):
-    """Ids of each word's pieces from the text side `text` (`encode_word`): the
+def word_piece_ids(text, sentences, max_pieces):
+    """Ids of the pieces of each word of each sentence, from the text side
+    `text` (`encode_words`, every word of every sentence in one call): the
     unknown id for a word with none, at most `max_pieces`."""
-    return [text.encode_word(word)[:max_pieces] or [text.unk_id] for word in words]
+    ids = iter(text.encode_words([word for sentence in sentences for word in sentence.words]))
+    return [[next(ids)[:max_pieces] or [text.unk_id] for _ in sentence.words] for sentence in sentences]
 
 
 def plan_windows(piece_counts, max_pieces, doc_stride):
@@ -114,7 +116,7 @@ def build_tagging_features(sentences, text, label_to_id, max_seq_length=128,
         raise ValueError(f"max_seq_length {max_seq_length} leaves no room for a word")
     if doc_stride < 1:
         raise ValueError(f"doc_stride must be positive, got {doc_stride}")
-    sentence_pieces = [word_piece_ids(text, s.words, max_pieces) for s in sentences]
+    sentence_pieces = word_piece_ids(text, sentences, max_pieces)
     columns = {name: [] for name in ("label_ids", "label_weights", "word_index")}
     packed, sentence_index = [], []
     for index, (sentence, pieces) in enumerate(zip(sentences, sentence_pieces)):

@@ -100,6 +100,9 @@ class GPTText(TextSide):
             return [self.encode(t) for t in texts]
         return self.graph_tokenizer().tokenize(tf.constant(list(texts))).to_list()
 
+    def encode_words(self, words):
+        return self.encode_batch(words)
+
     def encode_texts(self, texts_a, texts_b=None, max_seq_length=128):
         ids_a = self.encode_batch(texts_a)
         ids_b = [None] * len(ids_a) if texts_b is None else self.encode_batch(texts_b)
