@@ -31,23 +31,29 @@ def encode_example(text_side, example, max_seq_length):
     choices were truncated; `text_side` is a `TextSide`, or a WordPiece
     `FullTokenizer` for BERT's."""
     text_side = as_text_side(text_side)
-    context_ids = text_side.encode(example.context)
+    return _pack_choices(text_side, text_side.encode(example.context),
+                         [text_side.encode(text_b) for _, text_b in example.choice_texts()], max_seq_length)
+
+
+def _pack_choices(text_side, context_ids, choice_ids, max_seq_length):
     rows, truncated = [], 0
-    for _, text_b in example.choice_texts():
-        choice_ids = text_side.encode(text_b)
-        truncated += (len(context_ids) + len(choice_ids) + text_side.num_specials(choice_ids)
-                      > max_seq_length)
-        rows.append(text_side.pack(context_ids, choice_ids, max_seq_length))
+    for ids in choice_ids:
+        truncated += len(context_ids) + len(ids) + text_side.num_specials(ids) > max_seq_length
+        rows.append(text_side.pack(context_ids, ids, max_seq_length))
     return stack_inputs(rows), truncated
 
 
 def encode_examples(text_side, examples, max_seq_length):
     """`ChoiceFeatures` for examples that all have the same number of choices;
-    `text_side` is a `TextSide`, or a WordPiece `FullTokenizer` for BERT's."""
+    `text_side` is a `TextSide`, or a WordPiece `FullTokenizer` for BERT's.
+    Every text is tokenized in one call (`encode_batch`)."""
     text_side = as_text_side(text_side)
+    contexts = text_side.encode_batch([e.context for e in examples])
+    choices = iter(text_side.encode_batch([text_b for e in examples for _, text_b in e.choice_texts()]))
     per_example, num_truncated = [], 0
-    for example in examples:
-        inputs, truncated = encode_example(text_side, example, max_seq_length)
+    for example, context_ids in zip(examples, contexts):
+        inputs, truncated = _pack_choices(text_side, context_ids, [next(choices) for _ in example.choice_texts()],
+                                          max_seq_length)
         per_example.append(inputs)
         num_truncated += truncated
     inputs = stack_inputs(per_example)
