@@ -135,8 +135,10 @@ def main(argv=None):
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": ROOT}
     print(f"comparison, tier {tier.name}: {len(systems)} systems ({', '.join(s.name for s in systems)}), "
           f"{tier.seeds} seeds, in {output_dir}", flush=True)
-    with Workers(ROOT, env, eager=tier.eager) as workers:
-        protocol = Protocol(tier, sources, output_dir, systems, tasks, workers, ROOT, env, Progress(), args.seed)
+    with Workers(ROOT, env, eager=tier.eager) as workers, \
+            Workers(ROOT, env, eager=tier.eager, slots=tier.concurrent_runs) as fine_tuning_workers:
+        protocol = Protocol(tier, sources, output_dir, systems, tasks, workers, ROOT, env,
+                            Progress(fine_tuning_at_once=tier.concurrent_runs), args.seed, fine_tuning_workers)
         try:
             entries = protocol.run()
         except StageError as error:

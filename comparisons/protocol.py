@@ -58,11 +58,13 @@ class Protocol:
     ...                        Progress()).run()
     """
 
-    def __init__(self, tier, sources, output_dir, systems, tasks, workers, root, env, progress, seed=12345):
+    def __init__(self, tier, sources, output_dir, systems, tasks, workers, root, env, progress, seed=12345,
+                 fine_tuning_workers=None):
         self.tier, self.sources, self.output_dir = tier, sources, output_dir
         self.systems = {s.name: s for s in systems}
         self.tasks = {t.name: t for t in tasks}
         self.workers, self.root, self.env, self.progress = workers, root, env, progress
+        self.fine_tuning_workers = fine_tuning_workers or workers
         self.seed = seed
         self.ledger = Ledger(output_dir)
         self.task_flags = {}  # task -> runner flags of its data, for the tasks whose data is given
@@ -116,8 +118,8 @@ class Protocol:
         """A data writer or vocabulary builder as a child process."""
         return run_stage(unit, argv, self.log(unit), self.root, self.env)
 
-    def runner(self, unit, runner, argv, batch_size=None):
-        return self.workers.run(runner, argv, self.log(unit), unit, batch_size)
+    def runner(self, unit, runner, argv, batch_size=None, workers=None):
+        return (workers or self.workers).run(runner, argv, self.log(unit), unit, batch_size)
 
     # --- 1. Data ----------------------------------------------------------------
 
@@ -336,13 +338,14 @@ class Protocol:
         if run.kind == FEATURES or registry.family(system.family).feature_based:
             learning_rate = FEATURE_LEARNING_RATE
         argv.append(f"--learning_rate={learning_rate}")
-        self.runner(run.unit, task.runner, argv, self.tier.fine_tuning_batch)
+        self.runner(run.unit, task.runner, argv, self.tier.fine_tuning_batch, self.fine_tuning_workers)
         results = read_results(os.path.join(output_dir, task.results_file))
         return {"score": results[task.metric] * task.scale, "results": results}
 
     def fine_tuning_phase(self):
-        for run in self.fine_tuning_runs():
-            self.unit(run.unit, lambda r=run: self.fine_tune(r))
+        self.workers.stop("run_pretraining")  # its memory back for the fine-tuning runs
+        self.fine_tuning_workers.run_all([lambda r=run: self.unit(r.unit, lambda: self.fine_tune(r))
+                                          for run in self.fine_tuning_runs()])
 
     def run(self):
         """Every unit not yet in the ledger; returns the ledger's entries."""
