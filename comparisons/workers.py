@@ -102,8 +102,19 @@ class Workers:
             for call in calls:
                 call()
             return
+        failed = threading.Event()
+
+        def guarded(call):
+            if failed.is_set():
+                return
+            try:
+                call()
+            except BaseException:
+                failed.set()
+                raise
+
         pool = concurrent.futures.ThreadPoolExecutor(self.slots)
-        futures = [pool.submit(call) for call in calls]
+        futures = [pool.submit(guarded, call) for call in calls]
         try:
             done, _ = concurrent.futures.wait(futures, return_when=concurrent.futures.FIRST_EXCEPTION)
             for future in futures:
