@@ -59,7 +59,8 @@ COMPARISONS = (
          ("elmo", "ELMo (its biLM's features)")),
         (Ordering("bert", "bert+concat_last_four", "ner"), Ordering("bert+concat_last_four", "bert+last", "ner"),
          Ordering("bert+last", "bert+embeddings", "ner"), Ordering("bert+concat_last_four", "bert+embeddings", "ner"),
-         Ordering("bert", "elmo", "ner"), Ordering("bert+concat_last_four", "elmo", "ner")),
+         Ordering("bert", "elmo", "ner"), Ordering("bert+concat_last_four", "elmo", "ner"),
+         Ordering("bert", "bert+weighted_sum_all", "ner"), Ordering("bert+weighted_sum_all", "bert+embeddings", "ner")),
         small_budget="fine-tuning was 0.3 F1 ahead of the best features and 0.7 ahead of ELMo, gaps not "
                      "expected to clear the noise of a few seeds on a CoNLL subset.",
         tasks="ner"),
