@@ -48,6 +48,10 @@ class ChainTransitions(keras.layers.Layer):
         kwargs["dtype"] = "float32"
         super().__init__(**kwargs)
         self.num_labels = num_labels
+        self.supports_masking = True  # the logits' mask (a BiLSTM's) ends here
+
+    def compute_mask(self, logits, mask=None):
+        return None
 
     def build(self, logits_shape):
         shape = (self.num_labels,)
