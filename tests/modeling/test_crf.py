@@ -125,7 +125,8 @@ def test_in_a_graph_of_unknown_shapes_and_mixed_precision_logits():
 
     @tf.function(input_signature=[tf.TensorSpec([None, None, labels], tf.bfloat16),
                                   tf.TensorSpec([None, labels + 2, labels]),
-                                  tf.TensorSpec([None, None], tf.int32), tf.TensorSpec([None, None], tf.bool)])
+                                  tf.TensorSpec([None, None], tf.int32),
+                                  tf.TensorSpec([None, None], tf.bool)])
     def run(logits, transitions, label_ids, mask):
         return (negative_log_likelihood(logits, transitions, label_ids, mask),
                 viterbi_tags(logits, transitions, mask))
@@ -141,12 +142,12 @@ def test_in_a_graph_of_unknown_shapes_and_mixed_precision_logits():
 
 
 def test_jax_equals_enumeration(tmp_path):
+    """The case with every kind of row (each case costs JAX a compilation)."""
     pytest.importorskip("jax")
-    for name, values in CASES.items():
-        np.savez(tmp_path / f"{name}.npz", **values)
+    values = CASES["4_labels"]
+    np.savez(tmp_path / "4_labels.npz", **values)
     subprocess.run([sys.executable, os.path.join(ROOT, "tests", "modeling", "crf_backend.py"),
-                    str(tmp_path), *CASES], check=True,
+                    str(tmp_path), "4_labels"], check=True,
                    env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
                         "TF_CPP_MIN_LOG_LEVEL": "2"})
-    for name, values in CASES.items():
-        check(dict(np.load(tmp_path / f"{name}.jax.npz")), values)
+    check(dict(np.load(tmp_path / "4_labels.jax.npz")), values)

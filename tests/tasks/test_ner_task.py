@@ -88,18 +88,21 @@ def test_feature_based_trains_only_the_bilstm_and_its_crf(uncased_vocab_file, tm
     assert all(np.abs(w).max() > 1e-4 for w in transitions)  # from their zero start
 
     resumed = Trainer(task, RunOptions(output_dir=str(tmp_path / "run")))
-    results = resumed.evaluate(8, split="dev")
+    predictions = resumed.predict(8, split="dev")
     for trained, read in zip(transitions, resumed.model.get_layer("crf").weights):
         np.testing.assert_array_equal(trained, read.numpy())
-    predictions = resumed.predict(8, split="dev")
     labelled = predictions["label_weights"] > 0
     assert "crf_transitions" not in predictions and labelled.sum() == 42
     packed = np.concatenate([transitions[0], transitions[1][None], transitions[2][None]])
     expected = viterbi_tags(predictions["logits"], np.repeat(packed[None], len(labelled), 0), labelled)
     np.testing.assert_array_equal(predictions["tags"][labelled], np.asarray(expected)[labelled])
     written = _read_predictions(task.write_predictions("dev", predictions, str(tmp_path))[0])
-    assert entity_scores([[g for _, g, _ in s] for s in written],
-                         [[p for _, _, p in s] for s in written]).f1 == pytest.approx(results["f1"])
+    tags = values_per_word(predictions["label_weights"], predictions["word_index"],
+                           predictions["sentence_index"], predictions["tags"])
+    assert [[task.labels.index(p) for _, _, p in s] for s in written] == [
+        tags[i] for i in range(len(written))]
+    assert entity_scores([[g for _, g, _ in s] for s in written], [[p for _, _, p in s] for s in written]
+                         ).f1 == pytest.approx(task.evaluate(predictions)["f1"])
 
 
 def test_initialize_needs_every_encoder_variable(uncased_vocab_file, tmp_path):
