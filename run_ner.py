@@ -18,6 +18,11 @@ The feature-based approach of the paper (section 5.4): `--feature_based
 BiLSTM (`--lstm_units` per direction) over the chosen layers; it wants a larger
 learning rate than fine-tuning (e.g. 1e-3).
 
+`--crf` ends any of these models in a linear-chain CRF over each window's
+words (the ELMo paper's NER output layer): trained by its negative
+log-likelihood, tagged by Viterbi in evaluation, predictions and the served
+model.
+
 `--bert_config_file` and `--vocab_file` may be left out when they lie beside
 `--init_checkpoint` (original release and Hugging Face directories). A
 fine-tuning run leaves `export_meta.json` in `--output_dir`, so
@@ -72,6 +77,8 @@ flags.DEFINE_enum("feature_layers", "concat_last_four", list(LAYER_COMBINATIONS)
 flags.DEFINE_integer("lstm_units", None, "BiLSTM units per direction (--feature_based: default "
                      "768; a feature-based family's record: ELMo's 200).")
 flags.DEFINE_integer("lstm_layers", None, "BiLSTM layers (default 2).")
+flags.DEFINE_bool("crf", False, "A linear-chain CRF over each window's words on top (transitions "
+                  "learned with the model; the loss its negative log-likelihood, tags by Viterbi).")
 flags.DEFINE_bool("trim_padding", True, "Cut each batch to its longest window, and evaluate "
                   "and predict from short windows to long (turn off on TPUs, which need fixed "
                   "shapes).")
@@ -95,7 +102,8 @@ def main(_):
         init_checkpoint=FLAGS.init_checkpoint, feature_based=FLAGS.feature_based,
         feature_layers=FLAGS.feature_layers, lstm_units=FLAGS.lstm_units,
         lstm_layers=FLAGS.lstm_layers, predict_split=FLAGS.predict_split,
-        trim_padding=FLAGS.trim_padding, fine_tune_encoder=FLAGS.fine_tune_encoder, seed=FLAGS.seed)
+        trim_padding=FLAGS.trim_padding, fine_tune_encoder=FLAGS.fine_tune_encoder, crf=FLAGS.crf,
+        seed=FLAGS.seed)
     outcome = fine_tune_and_export(TaggingTask(config), options, settings_from_flags(),
                                    FLAGS.export_dir)
     if outcome.results:

@@ -11,7 +11,9 @@ packed into windows exactly as in training (`data.tagging.features`: windows
 of whole words about `doc_stride` pieces apart, packed by the text side's
 `pack_graph`, each word read at its first piece, where the family's layout
 puts it, in the window that gives it the most context); the label of a word
-is the argmax at its first piece, and words are merged into entities by
+is the argmax at its first piece (for a model with a CRF, whose outputs hold
+`crf_transitions`, the Viterbi tags of each window's words in order, the chain
+training ran over), and words are merged into entities by
 conlleval's chunk rules (`B-X` opens, `I-X` continues a chunk of type X, and
 opens one after `O` or another type).
 
@@ -30,6 +32,7 @@ import tensorflow as tf
 
 from data.text.graph_offsets import char_offsets
 from export.serving_module import ServingModule, text_spec
+from modeling.crf import TRANSITIONS_OUTPUT, viterbi_tags
 
 _OUTSIDE, _BEGIN, _INSIDE = 0, 1, 2
 WARMUP_TEXTS = ("EU rejects German call to boycott British lamb.", "")
@@ -120,9 +123,22 @@ def chunk_starts(prefixes, types, word_index):
                | tf.not_equal(previous_type, types)))
 
 
+def word_labels(outputs, at):
+    """The label id of each word, read at `at` int64 [words, 2] (its window, its
+    first piece's position there) in the model's outputs: the argmax of its
+    logits, or with a CRF the Viterbi tags of each window's chain over the
+    positions `at` names (as training's label weights)."""
+    logits = outputs["logits"]
+    if TRANSITIONS_OUTPUT not in outputs:
+        return tf.argmax(tf.gather_nd(logits, at), axis=-1, output_type=tf.int32)
+    chain = tf.scatter_nd(at, tf.ones(tf.shape(at)[:1], tf.int32),
+                          tf.shape(logits, out_type=tf.int64)[:2])
+    return tf.gather_nd(viterbi_tags(logits, outputs[TRANSITIONS_OUTPUT], chain > 0), at)
+
+
 def save_tagging(export_dir, model, text_side, max_seq_length, label_list, doc_stride):
     """Writes the NER SavedModel; `model` maps encoder inputs to {"logits":
-    [batch, seq, labels]}; `text_side` is the encoder family's (words, pieces,
+    [batch, seq, labels]} (and `crf_transitions` with a CRF); `text_side` is the encoder family's (words, pieces,
     offsets and packing); `label_list` gives the IOB labels in logit order."""
     tokenizer = text_side.graph_tokenizer()
     prefixes, types, names = label_scheme(label_list)
@@ -142,8 +158,7 @@ def save_tagging(export_dir, model, text_side, max_seq_length, label_list, doc_s
         word_base = tf.gather(ids.row_splits, window_rows)
         window_words = tf.ragged.range(word_base + firsts, word_base + window_ends)
         window_pieces = tf.gather(pieces, window_words).merge_dims(1, 2)
-        logits = model(text_side.pack_graph([window_pieces], max_seq_length),
-                       training=False)["logits"]
+        outputs = model(text_side.pack_graph([window_pieces], max_seq_length), training=False)
 
         owners = owning_windows(offsets, ids.row_splits[:-1], tf.size(word_rows), windows)
 
@@ -154,8 +169,7 @@ def save_tagging(export_dir, model, text_side, max_seq_length, label_list, doc_s
         window_length = offset(tf.gather(window_ends, owners)) - owner_start
         position = (text_side.segment_a_start(window_length, max_seq_length)
                     + offset(word_index) - owner_start)
-        labels = tf.argmax(tf.gather_nd(logits, tf.stack([owners, position], 1)), axis=-1,
-                           output_type=tf.int32)
+        labels = word_labels(outputs, tf.stack([owners, position], 1))
         prefixes, types = tf.gather(prefix_table, labels), tf.gather(type_table, labels)
         opens = chunk_starts(prefixes, types, word_index)
         inside = tf.not_equal(prefixes, _OUTSIDE)

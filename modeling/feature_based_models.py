@@ -10,7 +10,7 @@ models from every task by default (`feature_based_model`).
 | model | head over the BiLSTM states | outputs |
 | --- | --- | --- |
 | `FeatureBasedClassifier` | max and mean over real tokens, dense | `logits` [batch, classes] |
-| `FeatureBasedTokenClassifier` | dense per token | `logits` [batch, seq, labels] |
+| `FeatureBasedTokenClassifier` | dense per token (and a CRF) | `logits` [batch, seq, labels] |
 | `FeatureBasedSpanLabeler` | start: dense; end: a second BiLSTM, dense | `start_logits`, `end_logits` [batch, seq] |
 | `FeatureBasedMultipleChoice` | each choice as the classifier, one score | `logits` [batch, choices] |
 
@@ -22,6 +22,7 @@ import keras
 from keras import ops
 
 from families import registry
+from modeling.crf import tagging_outputs
 from modeling.dense import Dense
 from modeling.heads import OUTPUT_DTYPE
 from modeling.initializers import bert_initializer
@@ -141,17 +142,19 @@ class FeatureBasedClassifier(FeatureBasedModel):
 
 @keras.saving.register_keras_serializable(package="bert_garden")
 class FeatureBasedTokenClassifier(FeatureBasedModel):
-    """`logits` [batch, seq, num_labels] (NER)."""
+    """`logits` [batch, seq, num_labels] (NER); with `crf` also a linear-chain
+    CRF's transitions (`modeling.crf`: `crf_transitions`, layer "crf"), the
+    ELMo paper's NER output layer."""
 
     def __init__(self, encoder, num_labels, dropout_rate=0.1, lstm_units=None, lstm_layers=None,
-                 fine_tune_encoder=False, **kwargs):
+                 fine_tune_encoder=False, crf=False, **kwargs):
         inputs = encoder_inputs(encoder)
         reader = FeatureReader(encoder, dropout_rate, lstm_units, lstm_layers, fine_tune_encoder)
         states, _ = reader(inputs)
         states = keras.layers.Dropout(dropout_rate, name="states_dropout")(states)
-        logits = ops.cast(_dense(num_labels, encoder, "token_classifier")(states), "float32")
-        super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
-        self._finish(encoder, reader, dropout_rate, fine_tune_encoder, num_labels=num_labels)
+        logits = _dense(num_labels, encoder, "token_classifier")(states)
+        super().__init__(inputs=inputs, outputs=tagging_outputs(logits, num_labels, crf), **kwargs)
+        self._finish(encoder, reader, dropout_rate, fine_tune_encoder, num_labels=num_labels, crf=crf)
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")

@@ -16,6 +16,7 @@ Layer combinations (Table 7 of the paper), by name:
 import keras
 from keras import ops
 
+from modeling.crf import tagging_outputs
 from modeling.dense import Dense
 from modeling.heads import OUTPUT_DTYPE
 from modeling.initializers import bert_initializer
@@ -103,8 +104,10 @@ class LayerCombination(keras.layers.Layer):
 class FeatureBasedTagger(TaskModel):
     """Frozen encoder -> `LayerCombination` -> BiLSTM (`lstm_layers` x `lstm_units`
     per direction, over word pieces, padding masked) -> dropout -> dense:
-    `logits` [batch, seq, num_labels]. Only the combination weights, the BiLSTM
-    and the classifier train; the encoder runs in inference mode (no dropout).
+    `logits` [batch, seq, num_labels]; with `crf` also a linear-chain CRF's
+    transitions (`modeling.crf`: `crf_transitions`, layer "crf"). Only the
+    combination weights, the BiLSTM, the classifier and the CRF train; the
+    encoder runs in inference mode (no dropout).
 
     Example:
     >>> model = FeatureBasedTagger(encoder, num_labels=9, layer_combination="concat_last_four")
@@ -113,7 +116,7 @@ class FeatureBasedTagger(TaskModel):
     """
 
     def __init__(self, encoder, num_labels, layer_combination="concat_last_four",
-                 lstm_units=768, lstm_layers=2, dropout_rate=0.1, **kwargs):
+                 lstm_units=768, lstm_layers=2, dropout_rate=0.1, crf=False, **kwargs):
         dtype = encoder.dtype_policy
         # === Layers ===
         layer_outputs = FrozenLayerOutputs(encoder, dtype=dtype, name="frozen_encoder")
@@ -132,8 +135,8 @@ class FeatureBasedTagger(TaskModel):
         mask = ops.cast(inputs["input_mask"], "bool")
         for bilstm in bilstms:
             x = bilstm(x, mask=mask)
-        logits = ops.cast(classifier(dropout(x)), "float32")
-        super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
+        outputs = tagging_outputs(classifier(dropout(x)), num_labels, crf)
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         # Frozen after the model's own `trainable` is set, which would undo it. Layer
         # by layer: `encoder.trainable = False` does not reach the layers when the
         # encoder is already marked untrainable (as when rebuilt from a config).
@@ -141,4 +144,5 @@ class FeatureBasedTagger(TaskModel):
         for layer in encoder.layers:
             layer.trainable = False
         self._store(encoder, num_labels=num_labels, layer_combination=layer_combination,
-                    lstm_units=lstm_units, lstm_layers=lstm_layers, dropout_rate=dropout_rate)
+                    lstm_units=lstm_units, lstm_layers=lstm_layers, dropout_rate=dropout_rate,
+                    crf=crf)

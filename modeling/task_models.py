@@ -6,6 +6,7 @@ import keras
 from keras import ops
 
 from families import registry
+from modeling.crf import tagging_outputs
 from modeling.encoder_interface import check_encoder, input_specs
 from modeling.heads import (OUTPUT_DTYPE, ClassificationHead, MultipleChoiceHead, SpanHead,
                             TokenClassificationHead)
@@ -159,17 +160,19 @@ class SpanLabeler(TaskModel):
 
 @keras.saving.register_keras_serializable(package="bert_garden")
 class TokenClassifier(TaskModel):
-    """Dense layer per token: `logits` [batch, seq, num_labels] (NER, no CRF)."""
+    """Dense layer per token: `logits` [batch, seq, num_labels] (NER, no CRF, as
+    the paper); with `crf` also a linear-chain CRF's transitions
+    (`modeling.crf`: `crf_transitions`, layer "crf")."""
 
-    def __init__(self, encoder, num_labels, dropout_rate=0.1, **kwargs):
+    def __init__(self, encoder, num_labels, dropout_rate=0.1, crf=False, **kwargs):
         inputs = encoder_inputs(encoder)
         head = TokenClassificationHead(num_labels, dropout_rate, encoder.config.initializer_range,
                                        dtype=OUTPUT_DTYPE, name="token_classifier")
         encoded = encoder(inputs)
-        logits = head(encoded["sequence_output"])
+        outputs = tagging_outputs(head(encoded["sequence_output"]), num_labels, crf)
         super().__init__(inputs=inputs, **kwargs,
-                         outputs=with_auxiliary_loss(encoder, inputs, encoded, {"logits": logits}))
-        self._store(encoder, num_labels=num_labels, dropout_rate=dropout_rate)
+                         outputs=with_auxiliary_loss(encoder, inputs, encoded, outputs))
+        self._store(encoder, num_labels=num_labels, dropout_rate=dropout_rate, crf=crf)
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")

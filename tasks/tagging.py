@@ -2,6 +2,11 @@
 a label on each word's first word piece, no CRF, entity-level F1 as conlleval.
 Any encoder family: its text side gives each word's pieces and packs the windows.
 
+With `crf` every model ends in a linear-chain CRF (`modeling.crf`) over each
+window's labelled words, in order, as the ELMo paper's NER model: trained by
+its negative log-likelihood, tagged by Viterbi (evaluation, predictions and
+the served model alike).
+
 Two models: fine-tuning (`modeling.task_models.TokenClassifier`, a dense
 layer over the last layer, everything trained) and the feature-based approach
 (`modeling.feature_based_tagger.FeatureBasedTagger`: the encoder frozen, a
@@ -21,6 +26,7 @@ from absl import logging
 
 from data.tagging.conll_reader import check_labels, labels_from_sentences, read_tagged_file
 from data.tagging.features import build_tagging_features
+from modeling.crf import TRANSITIONS_OUTPUT, negative_log_likelihood, viterbi_tags
 from modeling.encoder_interface import build_encoder
 from modeling.feature_based_tagger import LAYER_COMBINATIONS, FeatureBasedTagger
 from modeling.feature_based_models import FeatureBasedTokenClassifier, feature_based
@@ -75,6 +81,7 @@ class TaggingConfig:
     lstm_units: int = None  # default: 768 for BERT's feature_based, the record's (ELMo: 200)
     lstm_layers: int = None  # default: 2, or the record's
     fine_tune_encoder: bool = False  # a feature-based family (ELMo): train its encoder too
+    crf: bool = False  # a linear-chain CRF over each window's labelled words
     predict_split: str = "test"
     trim_padding: bool = True
     seed: int = 12345
@@ -90,7 +97,8 @@ class TaggingTask(FineTuningTask):
     [batch, seq] and labels {label_ids int32 [batch, seq], label_weights float32
     [batch, seq] (1 at the first piece of each word the window predicts),
     word_index int32 [batch, seq], sentence_index int32 [batch]}; the model's
-    `logits` are [batch, seq, num_labels].
+    `logits` are [batch, seq, num_labels] (with `crf` beside its
+    `crf_transitions`, and what evaluation gathers holds the Viterbi `tags`).
 
     Example:
     >>> task = TaggingTask(TaggingConfig("conll2003", "vocab.txt", config))
@@ -177,6 +185,9 @@ class TaggingTask(FineTuningTask):
         """Labels and logits, the per-position ones padded back to
         `max_seq_length` (`trim_padding` cuts each batch to its own width)."""
         values = {**labels, **outputs}
+        if TRANSITIONS_OUTPUT in values:  # the same in every row: decoded here, not kept
+            del values[TRANSITIONS_OUTPUT]
+            values["tags"] = _viterbi(labels, outputs)
         return {**values, **self.text_side.restore_padding(_per_position(values),
                                                            self.config.max_seq_length)}
 
@@ -191,15 +202,21 @@ class TaggingTask(FineTuningTask):
         if config.feature_based:
             return FeatureBasedTagger(encoder, len(self.labels), config.feature_layers,
                                       config.lstm_units or BERT_LSTM_UNITS, config.lstm_layers or 2,
-                                      dropout)
+                                      dropout, crf=config.crf)
         if feature_based(encoder):
             return FeatureBasedTokenClassifier(encoder, len(self.labels), dropout, config.lstm_units,
-                                               config.lstm_layers, config.fine_tune_encoder)
-        return TokenClassifier(encoder, len(self.labels), dropout_rate=dropout)
+                                               config.lstm_layers, config.fine_tune_encoder,
+                                               crf=config.crf)
+        return TokenClassifier(encoder, len(self.labels), dropout_rate=dropout, crf=config.crf)
 
     def loss(self, labels, outputs):
-        """Cross-entropy averaged over the window's labelled pieces (0 if it has none)."""
+        """Cross-entropy averaged over the window's labelled pieces (0 if it has
+        none); with a CRF its negative log-likelihood of the window's labelled
+        words (their sum, as the chain scores them together)."""
         logits = keras.ops.cast(outputs["logits"], "float32")
+        if TRANSITIONS_OUTPUT in outputs:
+            return negative_log_likelihood(logits, outputs[TRANSITIONS_OUTPUT], labels["label_ids"],
+                                           labels["label_weights"] > 0)
         per_piece = keras.losses.sparse_categorical_crossentropy(
             labels["label_ids"], logits, from_logits=True)
         weights = keras.ops.cast(labels["label_weights"], "float32")
@@ -207,14 +224,23 @@ class TaggingTask(FineTuningTask):
                 / keras.ops.maximum(keras.ops.sum(weights, axis=1), 1.0))
 
     def build_metrics(self):
+        if self.config.crf:
+            return [keras.metrics.Accuracy(name="token_accuracy")]
         return [keras.metrics.SparseCategoricalAccuracy(name="token_accuracy")]
 
     def update_metrics(self, metrics, labels, outputs):
+        predicted = (_viterbi(labels, outputs) if self.config.crf
+                     else keras.ops.cast(outputs["logits"], "float32"))
         for metric in metrics:
-            metric.update_state(labels["label_ids"], keras.ops.cast(outputs["logits"], "float32"),
-                                sample_weight=labels["label_weights"])
+            metric.update_state(labels["label_ids"], predicted, sample_weight=labels["label_weights"])
 
     # --- Outputs -----------------------------------------------------------
+
+    def _predicted(self, predictions):
+        """The predicted label id at each position: Viterbi's tags with a CRF, else the argmax."""
+        if "tags" in predictions:
+            return predictions["tags"]
+        return np.argmax(predictions["logits"], -1)
 
     def _tags_per_word(self, predictions, values):
         label_weights, word_index, sentence_index = (
@@ -225,7 +251,7 @@ class TaggingTask(FineTuningTask):
     def scores(self, predictions):
         """`EntityScores` over the sentences in `predictions` (gathered labels and logits)."""
         gold = self._tags_per_word(predictions, predictions["label_ids"])
-        predicted = self._tags_per_word(predictions, np.argmax(predictions["logits"], -1))
+        predicted = self._tags_per_word(predictions, self._predicted(predictions))
         order = sorted(gold)
         return entity_scores([gold[s] for s in order], [predicted[s] for s in order])
 
@@ -238,7 +264,7 @@ class TaggingTask(FineTuningTask):
     def write_predictions(self, split, predictions, output_dir):
         """`predictions.txt` (`word gold predicted`, conlleval's input)."""
         sentences = self.sentences(split)
-        predicted = self._tags_per_word(predictions, np.argmax(predictions["logits"], -1))
+        predicted = self._tags_per_word(predictions, self._predicted(predictions))
         lengths = {s: len(tags) for s, tags in predicted.items()}
         expected = {s: len(sentence.words) for s, sentence in enumerate(sentences)}
         if lengths != expected:
@@ -256,6 +282,11 @@ class TaggingTask(FineTuningTask):
         return ExportMeta("ner", config.encoder_config, config.vocab_file, config.do_lower_case,
                           config.max_seq_length, tuple(self.labels), doc_stride=config.doc_stride,
                           task_model=self.task_model_config())
+
+
+def _viterbi(labels, outputs):
+    """The CRF's best tags of each window's labelled words, -1 elsewhere: int32 [batch, seq]."""
+    return viterbi_tags(outputs["logits"], outputs[TRANSITIONS_OUTPUT], labels["label_weights"] > 0)
 
 
 def _per_position(values):

@@ -3,7 +3,8 @@ entities it returns are the ones the training-time windows
 (`data.tagging.features`), the model in process and seqeval's conlleval chunker
 give, with character offsets into the input; hostile text included. For BERT
 (basic-tokenizer words, `[CLS]` first) and XLNet (whitespace words,
-SentencePiece, windows padded on the left)."""
+SentencePiece, windows padded on the left) with a CRF, whose served tags are
+the Viterbi tags of each window's words, as in evaluation."""
 
 import base64
 import json
@@ -18,6 +19,7 @@ from data.tagging.conll_reader import TaggedSentence
 from data.tagging.features import build_tagging_features
 from tasks.export_meta import ExportMeta, read_export_meta, write_export_meta
 from export.export_model import build_task_model, export_model
+from modeling.crf import TRANSITIONS_OUTPUT, viterbi_tags
 from modeling.task_models import TokenClassifier
 from families.xlnet.config import XLNetConfig
 from families.xlnet.encoder import XLNetEncoder
@@ -54,16 +56,16 @@ print(json.dumps(report))
 """
 
 
-def _xlnet_meta(directory):
+def _xlnet_crf_meta(directory):
     config = XLNetConfig.from_preset("xlnet_tiny").replace(n_token=128, initializer_range=0.5)
     task_model = keras.saving.serialize_keras_object(
-        TokenClassifier(XLNetEncoder(config), len(LABELS)))
+        TokenClassifier(XLNetEncoder(config), len(LABELS), crf=True))
     return ExportMeta("ner", config, learn_spiece_model(directory), do_lower_case=False,
                       max_seq_length=SEQ_LENGTH, label_list=LABELS, doc_stride=DOC_STRIDE,
                       task_model=task_model)
 
 
-@pytest.fixture(scope="module", params=["bert", "xlnet"])
+@pytest.fixture(scope="module", params=["bert", "xlnet_crf"])
 def exported(request, tmp_path_factory, uncased_vocab_file):
     tmp = tmp_path_factory.mktemp(f"ner_{request.param}")
     keras.utils.set_random_seed(11)
@@ -72,14 +74,17 @@ def exported(request, tmp_path_factory, uncased_vocab_file):
         meta = ExportMeta("ner", TINY_CONFIG.replace(initializer_range=0.5), uncased_vocab_file,
                           max_seq_length=SEQ_LENGTH, label_list=LABELS, doc_stride=DOC_STRIDE)
     else:
-        meta = _xlnet_meta(tmp)
+        meta = _xlnet_crf_meta(tmp)
     model = build_task_model(meta)
+    if request.param.endswith("_crf"):  # transitions strong enough to overrule the logits
+        for weight in model.get_layer("crf").weights:
+            weight.assign(np.random.default_rng(5).normal(0, 3, weight.shape))
     run_dir = str(tmp / "run")
     save_weights(model, run_dir)
     write_export_meta(run_dir, meta)
     export_dir = export_model(read_export_meta(run_dir), str(tmp / "ner" / "1"), run_dir)
     return {"tmp": tmp, "model": model, "export_dir": export_dir, "text": meta.text_side(),
-            "family": request.param}
+            "family": request.param.split("_")[0]}
 
 
 @pytest.fixture(scope="module")
@@ -102,9 +107,16 @@ def _expected_entities(exported, texts):
               for i, words in enumerate(sentence_words)]
     features = build_tagging_features(tagged, text, {l: i for i, l in enumerate(LABELS)},
                                       SEQ_LENGTH, DOC_STRIDE)
-    logits = np.asarray(exported["model"](features.inputs, training=False)["logits"])
+    outputs = exported["model"](features.inputs, training=False)
+    predicted = np.asarray(outputs["logits"]).argmax(-1)
+    if TRANSITIONS_OUTPUT in outputs:
+        tags = np.asarray(viterbi_tags(outputs["logits"], outputs[TRANSITIONS_OUTPUT],
+                                       features.label_weights > 0))
+        labelled = features.label_weights > 0
+        assert (tags[labelled] != predicted[labelled]).mean() > 0.2  # not the argmax's tags
+        predicted = tags
     labels = values_per_word(features.label_weights, features.word_index,
-                             features.sentence_index, logits.argmax(-1))
+                             features.sentence_index, predicted)
     return [[(kind, first, last, words[first:last + 1])
              for kind, first, last in get_entities([LABELS[i] for i in labels.get(n, [])])]
             for n, words in enumerate(sentence_words)], text

@@ -335,14 +335,15 @@ def workspace(name, family, config, vocabulary, encoder, tmp_path_factory):
         shutil.copy(os.path.join(FIXTURES, "swag_train.csv"), swag / target)
     (tmp / "lines.txt").write_text("\n".join(FEATURE_LINES) + "\n", encoding="utf-8")
     model = [f"--bert_config_file={config_file}"] + ([f"--vocab_file={vocabulary}"] if vocabulary else [])
-    return {"tmp": tmp, "model": model,
+    return {"tmp": tmp, "model": model, "feature_based": family.feature_based is not None,
             "checkpoint": str(tmp / "checkpoint"), "houses": str(houses), "swag": str(swag)}
 
 
 def command_line(workspace, task):
     """(script, flags) of `task` as a user runs it on the tiny data, writing into
     `<tmp>/<task>` and, for the tasks with a serving SavedModel, exporting to
-    `<tmp>/<task>_serving/1`."""
+    `<tmp>/<task>_serving/1`. A feature-based family tags with a CRF, as the
+    ELMo paper's NER model (the others without, as BERT's)."""
     tmp = workspace["tmp"]
     out = [f"--output_dir={tmp / task}", f"--export_dir={tmp / (task + '_serving') / '1'}",
            "--mixed_precision=none", "--do_train", "--do_eval", "--do_predict",
@@ -361,7 +362,8 @@ def command_line(workspace, task):
     if task == "tagging":
         return "run_ner.py", out + [
             f"--data_dir={CONLL_DIR}", "--predict_split=dev", "--max_seq_length=16",
-            "--doc_stride=8", "--train_batch_size=4", "--eval_batch_size=4"]
+            "--doc_stride=8", "--train_batch_size=4", "--eval_batch_size=4"] + (
+                ["--crf"] if workspace["feature_based"] else [])
     if task == "multiple_choice":
         return "run_swag.py", out + [
             f"--data_dir={workspace['swag']}", "--max_seq_length=32", "--train_batch_size=4",
@@ -504,6 +506,8 @@ def test_each_task_runs_from_its_command_line(family, runs, task, text_side, enc
         assert meta["encoder_family"] == family.name
         if task == "classification":
             assert meta["both_orders"] == text_side.similarity_in_both_orders
+        if task == "tagging":
+            assert meta["task_model"]["config"]["crf"] == (family.feature_based is not None)
 
 
 _SERVE = """

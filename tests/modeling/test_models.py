@@ -43,6 +43,15 @@ def encoder(causal_attention=False):
     return BertEncoder(TINY_CONFIG, causal_attention=causal_attention)
 
 
+def token_classifier_with_crf():
+    """Its CRF's weights away from their zero start, so that a round trip that lost them shows."""
+    model = TokenClassifier(encoder(), num_labels=5, crf=True)
+    rng = np.random.default_rng(0)
+    for weight in model.get_layer("crf").weights:
+        weight.assign(rng.normal(size=weight.shape))
+    return model
+
+
 CASES = [
     ModelCase("encoder", encoder, encoder_inputs, ENCODER_FEATURES),
     ModelCase("pretrainer", lambda: BertPretrainer(encoder()), pretraining_inputs),
@@ -55,6 +64,7 @@ CASES = [
     ModelCase("span_labeler", lambda: SpanLabeler(encoder()), encoder_inputs),
     ModelCase("token_classifier", lambda: TokenClassifier(encoder(), num_labels=5, dropout_rate=0.2),
               encoder_inputs),
+    ModelCase("token_classifier_crf", token_classifier_with_crf, encoder_inputs),
     ModelCase("multiple_choice", lambda: MultipleChoiceClassifier(encoder(), dropout_rate=0.2),
               lambda: encoder_inputs((BATCH, CHOICES, SEQ))),
     ModelCase("feature_based_tagger",

@@ -11,6 +11,7 @@ from checkpoints.loader import CheckpointMismatchError
 from checkpoints.ours import save_weights
 from data.tagging.conll_reader import TaggedFileError
 from families.bert.encoder import BertEncoder
+from modeling.crf import viterbi_tags
 from tasks.tagging_metrics import entity_scores
 from tasks.optimization import OptimizerConfig
 from tasks.run_options import RunOptions
@@ -69,16 +70,39 @@ def test_fine_tuning_learns_and_writes_conll_predictions(uncased_vocab_file, tmp
     assert scores.f1 == pytest.approx(results["f1"])
 
 
-def test_feature_based_trains_only_the_bilstm(uncased_vocab_file, tmp_path):
+def test_feature_based_trains_only_the_bilstm_and_its_crf(uncased_vocab_file, tmp_path):
+    """With `crf`: the loss (the chain's NLL) falls and the transitions learn;
+    a new trainer on the output_dir reads them back from the checkpoint; the
+    predictions are the Viterbi tags of each window's words, and F1 is theirs."""
     keras.utils.clear_session()
     encoder = BertEncoder(TINY_CONFIG)
     save_weights(encoder, str(tmp_path / "encoder"))
     task = _task(uncased_vocab_file, feature_based=True, feature_layers="weighted_sum_all",
-                 lstm_units=8, lstm_layers=1, init_checkpoint=str(tmp_path / "encoder"))
+                 lstm_units=8, lstm_layers=1, init_checkpoint=str(tmp_path / "encoder"), crf=True,
+                 predict_split="dev")
     trainer, records = _train(task, tmp_path / "run", steps=6)
     assert records[-1]["loss"] < records[0]["loss"]
     for before, after in zip(encoder.weights, trainer.model.encoder.weights):
         np.testing.assert_array_equal(np.array(before), np.array(after))
+    transitions = [w.numpy() for w in trainer.model.get_layer("crf").weights]
+    assert all(np.abs(w).max() > 1e-4 for w in transitions)  # from their zero start
+
+    resumed = Trainer(task, RunOptions(output_dir=str(tmp_path / "run")))
+    predictions = resumed.predict(8, split="dev")
+    for trained, read in zip(transitions, resumed.model.get_layer("crf").weights):
+        np.testing.assert_array_equal(trained, read.numpy())
+    labelled = predictions["label_weights"] > 0
+    assert "crf_transitions" not in predictions and labelled.sum() == 42
+    packed = np.concatenate([transitions[0], transitions[1][None], transitions[2][None]])
+    expected = viterbi_tags(predictions["logits"], np.repeat(packed[None], len(labelled), 0), labelled)
+    np.testing.assert_array_equal(predictions["tags"][labelled], np.asarray(expected)[labelled])
+    written = _read_predictions(task.write_predictions("dev", predictions, str(tmp_path))[0])
+    tags = values_per_word(predictions["label_weights"], predictions["word_index"],
+                           predictions["sentence_index"], predictions["tags"])
+    assert [[task.labels.index(p) for _, _, p in s] for s in written] == [
+        tags[i] for i in range(len(written))]
+    assert entity_scores([[g for _, g, _ in s] for s in written], [[p for _, _, p in s] for s in written]
+                         ).f1 == pytest.approx(task.evaluate(predictions)["f1"])
 
 
 def test_initialize_needs_every_encoder_variable(uncased_vocab_file, tmp_path):

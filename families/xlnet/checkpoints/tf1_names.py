@@ -12,7 +12,8 @@ Heads: the LM head's output bias (`model/lm_loss/bias`), the sequence summary
 multiple-choice `logits/dense` is the same layer with one unit), and the SQuAD head
 (`start_logits`, `end_logits`, `answer_class`, outside `model/` as the original's
 `run_squad.py` builds them). The original has no token-tagging head: ours
-(a `TokenClassificationHead`) is written as `model/tagging/logit`.
+(a `TokenClassificationHead`) is written as `model/tagging/logit`, its CRF's
+weights (`modeling.crf`) as `model/tagging/crf/<name>`.
 """
 
 import re
@@ -38,6 +39,7 @@ _RULES = [
     # The tagging task model's head (`token_classifier`), or a bare head as Keras names it.
     (r"(?:token_classifier|[^/]*token_classification_head(?:_\d+)?)/dense/(kernel|bias)",
      TAGGING_SCOPE + r"/\1"),
+    (r"crf/(transitions|start_transitions|end_transitions)", r"model/tagging/crf/\1"),
     (r"start_logits/(kernel|bias)", r"start_logits/dense/\1"),
     (r"(end_logits|answer_class)_(dense_[01])/(kernel|bias)", r"\1/\2/\3"),
     (r"end_logits_layer_norm/(gamma|beta)", r"end_logits/LayerNorm/\1"),
