@@ -119,6 +119,7 @@ def main(argv=None):
         "sources": dataclasses.asdict(sources)})
 
     from comparisons import downstream, host
+    from comparisons.ledger import wall_seconds
     from comparisons.plots import write_plots
     from comparisons.progress import Progress
     from comparisons.protocol import Protocol
@@ -151,7 +152,7 @@ def main(argv=None):
         "host": host.summary(host.describe()), "host_details": host.describe(),
         "sources": describe_sources(sources),
         "settings": dataclasses.asdict(tier),
-        "total_seconds": sum(e["seconds"] for e in entries.values()),
+        "total_seconds": wall_seconds(entries), "unit_seconds": sum(e["seconds"] for e in entries.values()),
         "this_run_seconds": time.time() - start}
     results = collect(entries, by_name, task_map, tier, setup)
     atomic_write_text(os.path.join(output_dir, "results.json"), json.dumps(results, indent=1, default=str) + "\n")
@@ -159,7 +160,7 @@ def main(argv=None):
     write_plots(os.path.join(output_dir, "plots"), results, scores, entries, list(by_name), task_map)
     atomic_write_text(os.path.join(output_dir, "report.md"),
                       write_report(results, entries, scores, list(by_name), task_map))
-    print(f"\ncomparison done in {format_seconds(time.time() - start)} (all runs: "
+    print(f"\ncomparison done in {format_seconds(time.time() - start)} (all its runs, wall time: "
           f"{format_seconds(results['total_seconds'])}): {output_dir}/report.md, results.json, plots/")
 
 

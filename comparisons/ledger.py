@@ -5,6 +5,7 @@ kill skips every unit found there and redoes only the one that was cut short
 
 import json
 import os
+import time
 
 from utils.files import atomic_write_text
 
@@ -25,7 +26,7 @@ class Ledger:
             return json.load(f)
 
     def record(self, unit, result, seconds):
-        entry = {"unit": unit, "seconds": seconds, "result": result}
+        entry = {"unit": unit, "seconds": seconds, "ended": time.time(), "result": result}
         atomic_write_text(self._path(unit), json.dumps(entry, indent=1, sort_keys=True) + "\n")
         return entry
 
@@ -36,7 +37,24 @@ class Ledger:
         found = {}
         for name in sorted(os.listdir(self.directory)):
             if name.endswith(".json"):
-                with open(os.path.join(self.directory, name), encoding="utf-8") as f:
+                path = os.path.join(self.directory, name)
+                with open(path, encoding="utf-8") as f:
                     entry = json.load(f)
+                entry.setdefault("ended", os.path.getmtime(path))  # written when the unit ended
                 found[entry["unit"]] = entry
         return found
+
+
+def wall_seconds(entries):
+    """Seconds during which some unit ran: the union of the units' [end -
+    seconds, end] spans. Fine-tuning runs side by side overlap, so the units'
+    own times add up to more; the pauses of a resumed comparison count for
+    nothing."""
+    total, start, end = 0.0, None, None
+    for begin, finish in sorted((e["ended"] - e["seconds"], e["ended"]) for e in entries.values()):
+        if end is None or begin > end:
+            total += 0.0 if end is None else end - start
+            start, end = begin, finish
+        else:
+            end = max(end, finish)
+    return total + (0.0 if end is None else end - start)

@@ -145,7 +145,9 @@ def write_report(results, entries, scores, systems, tasks):
         "# The papers' comparisons in miniature", "",
         f"{results['date']}, tier `{results['tier']}`: `{results['command']}`. "
         f"Wall time {format_seconds(results['total_seconds'])} (this run's share: "
-        f"{format_seconds(results['this_run_seconds'])}).", "",
+        f"{format_seconds(results['this_run_seconds'])}; the runs' own times add up to "
+        f"{format_seconds(results['unit_seconds'])}, fine-tuning runs going "
+        f"{results['settings']['concurrent_runs']} at a time).", "",
         f"Orderings: {marks.count(HOLDS)} {HOLDS} (holds, gap above two standard errors), "
         f"{marks.count(WITHIN_NOISE)} {WITHIN_NOISE} (same sign, within noise), {marks.count(REVERSED)} "
         f"{REVERSED} (reversed), {marks.count(UNDEFINED)} {UNDEFINED} (a score undefined, e.g. the Pearson "
