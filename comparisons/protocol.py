@@ -35,10 +35,6 @@ from demo.pretrained import read_key_values
 from demo.progress import logged_steps, run_stage
 from families import registry
 
-# A BiLSTM over frozen features (BERT's feature-based rows, ELMo's every task)
-# learns at a rate of its own.
-FEATURE_LEARNING_RATE = 1e-3
-
 
 def read_results(path):
     """{key: float} of a runner's results file (`key = value` lines, or JSON)."""
@@ -336,7 +332,7 @@ class Protocol:
         if run.kind == FEATURES:
             argv += ["--feature_based", f"--feature_layers={run.detail}", f"--lstm_units={self.tier.lstm_units}"]
         if run.kind == FEATURES or registry.family(system.family).feature_based:
-            learning_rate = FEATURE_LEARNING_RATE
+            learning_rate = size.feature_learning_rate
         argv.append(f"--learning_rate={learning_rate}")
         self.runner(run.unit, task.runner, argv, self.tier.fine_tuning_batch, self.fine_tuning_workers)
         results = read_results(os.path.join(output_dir, task.results_file))

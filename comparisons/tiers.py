@@ -20,12 +20,15 @@ from comparisons.systems import Size
 
 @dataclasses.dataclass(frozen=True)
 class TaskSize:
-    """A task's fixed subset (train and dev examples) and fine-tuning schedule."""
+    """A task's fixed subset (train and dev examples) and fine-tuning schedule;
+    a BiLSTM over frozen features (BERT's feature-based rows, ELMo's every
+    task) learns at `feature_learning_rate`."""
 
     train: int
     dev: int
     epochs: float = 3.0
     learning_rate: float = 2e-4
+    feature_learning_rate: float = 1e-3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,7 +88,8 @@ TIERS = {
         small_size=Size(layers=1, hidden=64, heads=2, intermediate=256, dropout=0.0),
         reference_steps=1500, learning_rate=2e-3, calibration_steps=5, pretraining_seconds=780,
         checkpoints=2, seeds=3, fine_tuning_batch=32,
-        tasks={"ner": TaskSize(800, 400, learning_rate=1e-3), "sts_b": TaskSize(1000, 400),
+        tasks={"ner": TaskSize(800, 400, epochs=6.0, learning_rate=1e-3, feature_learning_rate=3e-3),
+               "sts_b": TaskSize(1000, 400),
                "sst_2": TaskSize(1500, 400, epochs=2.0),
                "word_order": TaskSize(160, 800, epochs=10.0, learning_rate=1e-4),
                "next_sentence": TaskSize(600, 400)},
