@@ -33,6 +33,7 @@ from tasks.feature_extraction import (encode_lines, feature_records, layers_mode
                                       read_input_lines)
 from tasks.flag_groups import (define_model_flags, define_text_flags, do_lower_case_from_flags,
                                model_files_from_flags)
+from tasks.input_errors import reporting_input_errors
 from utils.files import atomic_output
 
 flags.DEFINE_string("input_file", None, "One example per line: `text_a` or `text_a ||| text_b`.")
@@ -45,6 +46,7 @@ flags.DEFINE_integer("batch_size", 32, "Examples per forward pass.")
 FLAGS = flags.FLAGS
 
 
+@reporting_input_errors
 def main(_):
     layer_indexes = [int(x) for x in FLAGS.layers]
     vocab_file, config = model_files_from_flags("feature_extraction")

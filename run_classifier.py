@@ -48,6 +48,7 @@ from tasks.fine_tuning import fine_tune
 from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
                                define_model_flags, define_text_flags, do_lower_case_from_flags,
                                model_files_from_flags, settings_from_flags)
+from tasks.input_errors import reporting_input_errors
 from tasks.learning_rate_sweep import plan_runs, run_sweep
 from tasks.run_options import RunOptions, define_flags
 
@@ -92,6 +93,7 @@ def make_reader():
     return GlueReader(FLAGS.task_name, FLAGS.data_dir, FLAGS.skip_bad_rows, FLAGS.xnli_language)
 
 
+@reporting_input_errors
 def main(_):
     check_fine_tuning_flags(required=("task_name", "data_dir"))
     learning_rates = [float(v) for v in FLAGS.learning_rates or [FLAGS.learning_rate]]

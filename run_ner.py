@@ -48,6 +48,7 @@ from modeling.feature_based_tagger import LAYER_COMBINATIONS
 from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
                                define_model_flags, define_text_flags, do_lower_case_from_flags,
                                model_files_from_flags, settings_from_flags)
+from tasks.input_errors import reporting_input_errors
 from tasks.run_options import RunOptions, define_flags
 from tasks.tagging import SPLIT_FILES, TaggingConfig, TaggingTask
 
@@ -86,6 +87,7 @@ flags.DEFINE_bool("trim_padding", True, "Cut each batch to its longest window, a
 FLAGS = flags.FLAGS
 
 
+@reporting_input_errors
 def main(_):
     check_fine_tuning_flags()
     if FLAGS.export_dir and FLAGS.feature_based:

@@ -48,6 +48,7 @@ from families import registry
 from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
                                define_model_flags, define_text_flags, do_lower_case_from_flags,
                                model_files_from_flags, settings_from_flags)
+from tasks.input_errors import reporting_input_errors
 from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
 from tasks.run_options import RunOptions, define_flags
 
@@ -82,6 +83,7 @@ for _family in registry.families():
 FLAGS = flags.FLAGS
 
 
+@reporting_input_errors
 def main(_):
     check_fine_tuning_flags(required=())
     if FLAGS.do_train and not FLAGS.train_file:

@@ -29,6 +29,7 @@ from export.export_model import fine_tune_and_export
 from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
                                define_model_flags, define_text_flags, do_lower_case_from_flags,
                                model_files_from_flags, settings_from_flags)
+from tasks.input_errors import reporting_input_errors
 from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
 from tasks.run_options import RunOptions, define_flags
 
@@ -46,6 +47,7 @@ define_fine_tuning_flags(
 FLAGS = flags.FLAGS
 
 
+@reporting_input_errors
 def main(_):
     check_fine_tuning_flags()
     options = RunOptions.from_flags()
