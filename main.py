@@ -31,13 +31,13 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import time
 
 from demo.pretrained import read_key_values
-from demo.progress import StageError, run_stage
+from demo.progress import Stage, StageError, run_stage, run_stages
 from demo.stdlib_corpus import write_corpus
+from demo.threads import cores, shared_out
 from families import registry
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
@@ -76,11 +76,24 @@ def main():
         "corpus.txt", "held_out.txt", "classifier", "scratch", "serving", "hub", "logs")}
     # TF_CPP_MIN_LOG_LEVEL=3: no C++ start-up lines (e.g. cuInit's "no CUDA device") on a CPU machine.
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": ROOT}
-    timings, start = {}, time.time()
+    timings, together, start = {}, set(), time.time()
 
-    def stage(name, args, batch_size=None):
-        log = os.path.join(paths["logs"], name.replace(" ", "_") + ".log")
-        timings[name] = run_stage(name, args, log, ROOT, env, batch_size)
+    def log(name):
+        return os.path.join(paths["logs"], name.replace(" ", "_") + ".log")
+
+    def stage(name, args, batch_size=None, threads=None):
+        """One stage; `threads`: environment variables sizing its TensorFlow thread pools."""
+        timings[name] = run_stage(name, args, log(name), ROOT, {**env, **(threads or {})}, batch_size)
+
+    def side_by_side(*stages):
+        """`Stage`s one per core at a time (at least two), the cores shared out: each spends
+        much of its time on one thread (start-up, tracing, small ops), so side by side they
+        take less wall time than one after the other."""
+        slots = min(len(stages), max(cores(), 2))
+        for stage in stages:
+            stage.log_path, stage.env = log(stage.name), {**env, **shared_out(slots)}
+        together.update(stage.name for stage in stages)
+        timings.update(run_stages(stages, ROOT, slots))
 
     print("=== corpus", flush=True)
     max_modules = 40 if args.quick else None
@@ -97,21 +110,18 @@ def main():
         f"--train_batch_size={FINE_TUNE_BATCH}", "--eval_batch_size=100",
         f"--learning_rate={pretrained.learning_rate}", f"--num_train_epochs={1.0 if args.quick else 10.0}",
         "--log_steps=10", f"--seed={args.seed}"]
-    stage("fine-tuning from pretrained", [
-        *fine_tuning, f"--init_checkpoint={pretrained.checkpoint}", f"--output_dir={paths['classifier']}",
-        f"--export_dir={paths['serving']}"], FINE_TUNE_BATCH)
-    stage("fine-tuning from scratch", [*fine_tuning, f"--output_dir={paths['scratch']}"], FINE_TUNE_BATCH)
-    stage("TF Hub export", [
-        "-m", "export.export_hub", f"--init_checkpoint={pretrained.checkpoint}", *pretrained.runner_flags,
-        f"--seq_length={pretrained.seq_length}", f"--export_dir={paths['hub']}"])
-    served_start = time.time()
-    print("\n=== serving in a fresh process", flush=True)
-    served = subprocess.run([sys.executable, "-c", SERVE_IN_FRESH_PROCESS, paths["serving"], json.dumps(SENTENCES)],
-                            cwd=ROOT, env=env, capture_output=True, text=True)
-    if served.returncode != 0:
-        raise StageError("serving failed:\n" + served.stderr[-3000:])
-    predictions = json.loads(served.stdout.split("SERVED ", 1)[1])
-    timings["serving"] = time.time() - served_start
+    side_by_side(
+        Stage("fine-tuning from pretrained", [
+            *fine_tuning, f"--init_checkpoint={pretrained.checkpoint}", f"--output_dir={paths['classifier']}",
+            f"--export_dir={paths['serving']}"], FINE_TUNE_BATCH),
+        Stage("fine-tuning from scratch", [*fine_tuning, f"--output_dir={paths['scratch']}"], FINE_TUNE_BATCH),
+        Stage("serving in a fresh process", ["-c", SERVE_IN_FRESH_PROCESS, paths["serving"], json.dumps(SENTENCES)],
+              after=("fine-tuning from pretrained",)),
+        Stage("TF Hub export", [
+            "-m", "export.export_hub", f"--init_checkpoint={pretrained.checkpoint}", *pretrained.runner_flags,
+            f"--seq_length={pretrained.seq_length}", f"--export_dir={paths['hub']}"]))
+    with open(log("serving in a fresh process"), encoding="utf-8") as f:
+        predictions = json.loads(f.read().split("SERVED ", 1)[1].splitlines()[0])
 
     scores = {arm: read_key_values(os.path.join(paths[arm], "eval_results.txt"))["eval_accuracy"]
               for arm in ("classifier", "scratch")}
@@ -131,7 +141,7 @@ def main():
     for sentence, (label, probability) in zip(SENTENCES, predictions):
         print(f"    {label:>9} ({probability:.2f})  {sentence}")
     for name, seconds in timings.items():
-        print(f"  {name:<28} {seconds:6.1f} s")
+        print(f"  {name:<28} {seconds:6.1f} s" + ("  (side by side)" if name in together else ""))
     print(f"  {'total':<28} {time.time() - start:6.1f} s")
 
 

@@ -19,6 +19,7 @@ import time
 
 from comparisons.worker import MARK
 from demo.progress import StageError, StageOutput, format_seconds, read_lines
+from demo.threads import shared_out
 
 
 class Workers:
@@ -32,8 +33,7 @@ class Workers:
 
     def __init__(self, root, env, eager=False, slots=1):
         self.root, self.eager, self.slots = root, eager, slots
-        self.env = env if slots == 1 else {**env, "TF_NUM_INTEROP_THREADS": "1",
-                                           "TF_NUM_INTRAOP_THREADS": str(max(1, (os.cpu_count() or 1) // slots))}
+        self.env = env if slots == 1 else {**env, **shared_out(slots)}
         self.processes = {}  # (runner, slot) -> (Popen, line queue)
         self.free = queue.Queue()
         for slot in range(slots):
@@ -52,7 +52,7 @@ class Workers:
             process = subprocess.Popen(command, cwd=self.root, env=self.env, text=True, stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             lines = queue.Queue()
-            threading.Thread(target=read_lines, args=(process.stdout, lines), daemon=True).start()
+            threading.Thread(target=read_lines, args=(process.stdout, lines.put), daemon=True).start()
             self.processes[key] = (process, lines)
             with open(os.devnull, "w", encoding="utf-8") as quiet:
                 self._answer(key, StageOutput(f"{runner} starting", quiet))

@@ -4,6 +4,8 @@ and what the summary says about pretraining."""
 
 import dataclasses
 
+from demo.threads import micro_batches_side_by_side
+
 
 @dataclasses.dataclass
 class Pretrained:
@@ -28,18 +30,21 @@ def read_key_values(path):
     return values
 
 
-def pretrain_and_score(stage, path, model_flags, batch_size, num_steps, optimizer_flags=None):
+def pretrain_and_score(stage, path, model_flags, batch_size, num_steps, optimizer_flags=None,
+                       micro_batches=False):
     """The pretraining stage (`path["pretraining.tfrecord"]` -> `path["pretrain"]`; by default
-    lr 2e-3 and 10% warmup, else `optimizer_flags`) and the scoring of its last checkpoint on
+    lr 2e-3 and 10% warmup, else `optimizer_flags`; `micro_batches`: each step's micro-batches
+    side by side, `demo.threads`) and the scoring of its last checkpoint on
     `path["held_out.tfrecord"]`: modules pretraining never saw, so memorised training text does
     not count."""
     if optimizer_flags is None:
         optimizer_flags = [f"--num_warmup_steps={num_steps // 10}", "--learning_rate=2e-3"]
+    split_flags, threads = micro_batches_side_by_side(batch_size) if micro_batches else ([], {})
     stage("pretraining", [
         "run_pretraining.py", *model_flags, f"--input_file={path['pretraining.tfrecord']}",
-        f"--output_dir={path['pretrain']}", "--do_train", f"--train_batch_size={batch_size}",
+        f"--output_dir={path['pretrain']}", "--do_train", f"--train_batch_size={batch_size}", *split_flags,
         f"--num_train_steps={num_steps}", *optimizer_flags, f"--save_checkpoints_steps={num_steps}",
-        f"--log_steps={max(num_steps // 20, 1)}"], batch_size)
+        f"--log_steps={max(num_steps // 20, 1)}"], batch_size, threads)
     stage("held-out scoring", [
         "run_pretraining.py", *model_flags, f"--input_file={path['held_out.tfrecord']}",
         f"--init_checkpoint={path['pretrain']}", f"--output_dir={path['pretrain_eval']}", "--do_eval",

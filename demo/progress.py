@@ -8,6 +8,7 @@ does the same for a stage that is one request to a long-lived process
 (`comparisons.workers`).
 """
 
+import dataclasses
 import os
 import queue
 import re
@@ -60,11 +61,11 @@ def format_seconds(seconds):
     return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
 
 
-def read_lines(stream, lines):
-    """Puts each line of `stream` on the queue `lines`, then None at its end."""
+def read_lines(stream, put):
+    """Calls `put(line)` for each line of `stream`, then `put(None)` at its end."""
     for line in iter(stream.readline, ""):
-        lines.put(line)
-    lines.put(None)
+        put(line)
+    put(None)
 
 
 class StageOutput:
@@ -107,25 +108,70 @@ class StageOutput:
             self.line(line)
 
 
+@dataclasses.dataclass
+class Stage:
+    """`python args...`, its output to `log_path`; it starts once the stages named in `after` ended."""
+    name: str
+    args: list
+    batch_size: int = None
+    after: tuple = ()
+    log_path: str = None
+    env: dict = None
+
+
 def run_stage(name, args, log_path, cwd, env, batch_size=None):
     """Runs `python args...`; returns its wall time in seconds. Raises StageError on failure."""
-    start = time.time()
-    print(f"\n=== {name}", flush=True)
-    os.makedirs(os.path.dirname(log_path), exist_ok=True)
-    process = subprocess.Popen([sys.executable, *args], cwd=cwd, env=env, text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    lines = queue.Queue()
-    threading.Thread(target=read_lines, args=(process.stdout, lines), daemon=True).start()
+    return run_stages([Stage(name, args, batch_size, log_path=log_path, env=env)], cwd)[name]
+
+
+def run_stages(stages, cwd, slots=1):
+    """Runs `stages` (`Stage`s), up to `slots` at once, each in list order once a slot is free
+    and the stages it comes after have ended; returns {name: seconds from its start to its end}.
+    A failing stage stops the others and raises StageError."""
+    lines, running, ended, seconds = queue.Queue(), {}, set(), {}
+    waiting = list(stages)
     try:
-        with open(log_path, "w", encoding="utf-8") as log:
-            output = StageOutput(name, log, batch_size)
-            output.follow(lines, lambda line: False)
-    except BaseException:  # interrupted: the child goes too
-        process.kill()
-        raise
-    if process.wait() != 0:
-        raise StageError(f"{name} failed (exit {process.returncode}); the end of {log_path}:\n"
-                         + "".join(output.tail))
-    seconds = time.time() - start
-    print(f"  {name}: done in {format_seconds(seconds)}", flush=True)
-    return seconds
+        while waiting or running:
+            for stage in [s for s in waiting if set(s.after) <= ended][:slots - len(running)]:
+                waiting.remove(stage)
+                running[stage.name] = _start(stage, cwd, lines)
+            if not running:
+                raise ValueError(f"{', '.join(s.name for s in waiting)}: after stages that are not run")
+            try:
+                name, line = lines.get(timeout=HEARTBEAT_SECONDS)
+            except queue.Empty:
+                name, line = None, None
+            for _, output, _ in running.values():
+                if time.time() - output.last_shown >= HEARTBEAT_SECONDS:
+                    output.quiet()
+            if name is None:
+                continue
+            process, output, stage = running[name]
+            if line is not None:
+                output.line(line)
+                continue
+            output.log.close()
+            if process.wait() != 0:
+                raise StageError(f"{name} failed (exit {process.returncode}); the end of {stage.log_path}:\n"
+                                 + "".join(output.tail))
+            seconds[name] = time.time() - output.start
+            print(f"  {name}: done in {format_seconds(seconds[name])}", flush=True)
+            del running[name]
+            ended.add(name)
+        return seconds
+    finally:  # failed or interrupted: the other children go too
+        for process, output, _ in running.values():
+            process.kill()
+            output.log.close()
+
+
+def _start(stage, cwd, lines):
+    """(process, StageOutput, stage) of `stage` started, its lines put on `lines` as (name, line)."""
+    print(f"\n=== {stage.name}", flush=True)
+    os.makedirs(os.path.dirname(stage.log_path), exist_ok=True)
+    process = subprocess.Popen([sys.executable, *stage.args], cwd=cwd, env=stage.env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    output = StageOutput(stage.name, open(stage.log_path, "w", encoding="utf-8"), stage.batch_size)
+    threading.Thread(target=read_lines, daemon=True, args=(
+        process.stdout, lambda line: lines.put((stage.name, line)))).start()
+    return process, output, stage

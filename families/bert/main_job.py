@@ -34,7 +34,7 @@ def majority_share(records_log):
 
 
 def pretrain(stage, work, corpus, held_out, seed, quick):
-    """Runs the BERT stages through `stage(name, args, batch_size)`; returns `Pretrained`."""
+    """Runs the BERT stages through `stage(name, args, batch_size, threads)`; returns `Pretrained`."""
     path = {name: os.path.join(work, name) for name in (
         "vocab.txt", "bert_config.json", "pretraining.tfrecord", "held_out.tfrecord", "pretrain",
         "pretrain_eval", "logs")}
@@ -55,7 +55,7 @@ def pretrain(stage, work, corpus, held_out, seed, quick):
     pretraining = [f"--bert_config_file={path['bert_config.json']}", f"--max_seq_length={SEQ_LENGTH}",
                    f"--max_predictions_per_seq={MAX_PREDICTIONS}", f"--seed={seed}"]
     num_steps = steps(quick)
-    pretrain_and_score(stage, path, pretraining, BATCH, num_steps)
+    pretrain_and_score(stage, path, pretraining, BATCH, num_steps, micro_batches=True)
     trained = last_logged_values(os.path.join(path["logs"], "pretraining.log"))
     held = read_key_values(os.path.join(path["pretrain_eval"], "eval_results.txt"))
     return Pretrained(

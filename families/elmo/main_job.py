@@ -39,7 +39,7 @@ def steps(quick):
 
 
 def pretrain(stage, work, corpus, held_out, seed, quick):
-    """Runs the ELMo stages through `stage(name, args, batch_size)`; returns `Pretrained`."""
+    """Runs the ELMo stages through `stage(name, args, batch_size, threads)`; returns `Pretrained`."""
     path = {name: os.path.join(work, name) for name in (
         "vocab.txt", "options.json", "pretraining.tfrecord", "held_out.tfrecord", "pretrain", "pretrain_eval",
         "unigram.txt", "logs")}

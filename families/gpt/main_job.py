@@ -26,7 +26,7 @@ def steps(quick):
 
 
 def pretrain(stage, work, corpus, held_out, seed, quick):
-    """Runs the GPT stages through `stage(name, args, batch_size)`; returns `Pretrained`."""
+    """Runs the GPT stages through `stage(name, args, batch_size, threads)`; returns `Pretrained`."""
     num_merges = 300 if quick else NUM_MERGES  # the quick corpus has too few frequent pairs for more
     encoder = f"encoder_bpe_{num_merges}.json"
     path = {name: os.path.join(work, name) for name in (

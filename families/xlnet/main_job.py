@@ -25,7 +25,7 @@ def steps(quick):
 
 
 def pretrain(stage, work, corpus, held_out, seed, quick):
-    """Runs the XLNet stages through `stage(name, args, batch_size)`; returns `Pretrained`."""
+    """Runs the XLNet stages through `stage(name, args, batch_size, threads)`; returns `Pretrained`."""
     path = {name: os.path.join(work, name) for name in (
         "spiece.model", "xlnet_config.json", "pretraining.tfrecord", "held_out.tfrecord", "pretrain",
         "pretrain_eval", "unigram.txt", "logs")}

@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -278,3 +279,89 @@ def test_scrambled_sentences_keep_their_words_in_another_order():
     for sentence in ("Return the value.", "a b", "Close the file if it is open and flush its buffer."):
         scrambled = scramble(sentence, rng)
         assert scrambled != sentence and sorted(scrambled.split()) == sorted(sentence.split())
+
+
+def test_docstrings_come_in_ast_walks_order(tmp_path):
+    """Walking statements only finds the definitions `ast.walk` finds, in its order."""
+    import ast
+    from demo.stdlib_corpus import _docstrings
+    source = '''"""Module."""
+class A:
+    """A."""
+    def f(self):
+        """A.f."""
+        return lambda: [x for x in ()]
+if True:
+    def g():
+        """g."""
+        class B:
+            """B."""
+try:
+    pass
+except ValueError:
+    async def h():
+        """h."""
+match 1:
+    case 1:
+        def i():
+            """i."""
+with open(__file__) as f:
+    def j():
+        """j."""
+'''
+    path = tmp_path / "m.py"
+    path.write_text(source, encoding="utf-8")
+    tree = ast.parse(source)
+    walked = [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))]
+    assert _docstrings(str(path)) == [ast.get_docstring(n) for n in walked]
+    assert _docstrings(str(path)) == ["Module.", "A.", "A.f.", "g.", "j.", "B.", "h.", "i."]
+
+
+def run_stages(tmp_path, *scripts, after=None, slots=2):
+    from demo.progress import Stage, run_stages as run
+    stages = [Stage(f"stage {i}", ["-c", script], after=(after or {}).get(i, ()),
+                    log_path=str(tmp_path / f"{i}.log"), env=dict(os.environ)) for i, script in enumerate(scripts)]
+    return run(stages, str(tmp_path), slots=slots)
+
+
+def test_side_by_side_stages_run_at_once(tmp_path, capsys):
+    """Each stage waits for the other's file: they end only if both run at once."""
+    meet = ("import os, sys, time\nopen('{me}', 'w').close()\ndeadline = time.time() + 30\n"
+            "while not os.path.exists('{other}'):\n"
+            "    if time.time() > deadline: sys.exit('alone')\n"
+            "    time.sleep(0.05)\nprint('met {me}')\n")
+    seconds = run_stages(tmp_path, meet.format(me="a", other="b"), meet.format(me="b", other="a"))
+    assert set(seconds) == {"stage 0", "stage 1"}
+    assert (tmp_path / "0.log").read_text() == "met a\n" and (tmp_path / "1.log").read_text() == "met b\n"
+    out = capsys.readouterr().out
+    assert "=== stage 0" in out and "=== stage 1" in out and "stage 1: done in" in out
+
+
+def test_a_failing_stage_stops_the_one_beside_it(tmp_path):
+    from demo.progress import StageError
+    start = time.time()
+    with pytest.raises(StageError, match=r"stage 0 failed \(exit 3\).*0\.log:\nboom"):
+        run_stages(tmp_path, "import sys; print('boom'); sys.exit(3)", "import time; time.sleep(60)")
+    assert time.time() - start < 30
+
+
+def test_micro_batches_side_by_side_split_the_batch_over_the_cores(monkeypatch):
+    from demo.threads import micro_batches_side_by_side
+    for cores, batch, flags, intra, inter in ((2, 128, ["--grad_accum_steps=2"], "1", "2"),
+                                              (8, 128, ["--grad_accum_steps=4"], "2", "4"),
+                                              (4, 6, ["--grad_accum_steps=3"], "1", "3")):
+        monkeypatch.setattr("os.cpu_count", lambda: cores)
+        split, env = micro_batches_side_by_side(batch)
+        assert (split, env["TF_NUM_INTRAOP_THREADS"], env["TF_NUM_INTEROP_THREADS"]) == (flags, intra, inter)
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    assert micro_batches_side_by_side(128) == ([], {})
+
+
+def test_stages_wait_for_a_free_slot_and_the_stages_they_come_after(tmp_path):
+    """Stage 2 is the quickest; it ends after stage 0 when it waits for stage 0's slot or end."""
+    note = "import time\ntime.sleep({})\nopen('order', 'a').write('{}')\n"
+    stages = note.format(0.5, 0), note.format(2.0, 1), note.format(0.1, 2)
+    run_stages(tmp_path / "free", *stages, slots=3)
+    run_stages(tmp_path / "slot", *stages, slots=2)
+    run_stages(tmp_path / "after", *stages, slots=3, after={2: ("stage 0",)})
+    assert [(tmp_path / case / "order").read_text() for case in ("free", "slot", "after")] == ["201", "021", "021"]

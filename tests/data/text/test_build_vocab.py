@@ -81,3 +81,30 @@ def test_missing_corpus_is_a_clear_error(tmp_path):
 
     with pytest.raises(CorpusError, match="absent.txt"):
         learn_vocabulary(str(tmp_path / "absent.txt"), vocab_size=2000)
+
+
+def test_vocabulary_equals_tensorflow_texts_bert_vocab_from_dataset(tmp_path):
+    """The learner fed our counts gives the vocabulary of tensorflow-text's own entry point
+    (its TF basic tokenizer over a dataset of our words), token for token."""
+    import tensorflow as tf
+    from tensorflow_text.tools.wordpiece_vocab.bert_vocab_from_dataset import bert_vocab_from_dataset
+
+    from data.text.tokenization import BasicTokenizer
+
+    corpus = tmp_path / "corpus.txt"
+    with open(CORPUS, encoding="utf-8") as f:
+        corpus.write_text(f.read() + "Ünïcödé naïve café — 東京 “quotes” x² ﬁne\n" * 3, encoding="utf-8")
+    words = [BasicTokenizer(True).tokenize(line) for line in open(corpus, encoding="utf-8")]
+    dataset = tf.data.Dataset.from_generator(lambda: iter(words), output_signature=tf.TensorSpec([None], tf.string))
+    for size, thresh in ((160, 1), (400, 2)):
+        expected = bert_vocab_from_dataset(dataset, size, reserved_tokens(5), {"lower_case": False},
+                                           {"lower_thresh": thresh})[:size]
+        assert learn_vocabulary(str(corpus), vocab_size=size, num_unused=5, lower_thresh=thresh) == expected
+
+
+def test_a_corpus_without_words_is_a_clear_error(tmp_path):
+    from data.pretraining.corpus_reader import CorpusError
+
+    (tmp_path / "blank.txt").write_text("\n  \n\t\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="no words in .*blank.txt"):
+        learn_vocabulary(str(tmp_path / "blank.txt"), vocab_size=2000)
