@@ -15,10 +15,15 @@ def cores():
     return os.cpu_count() or 1
 
 
+def thread_pools(intra_op, inter_op):
+    """Environment sizing a TensorFlow child's intra-op and inter-op thread pools."""
+    return {"TF_NUM_INTRAOP_THREADS": str(max(1, intra_op)), "TF_NUM_INTEROP_THREADS": str(inter_op)}
+
+
 def shared_out(processes):
     """Environment for one of `processes` TensorFlow children running at once: the
     cores shared out among them, no inter-op pool of their own."""
-    return {"TF_NUM_INTEROP_THREADS": "1", "TF_NUM_INTRAOP_THREADS": str(max(1, cores() // processes))}
+    return thread_pools(cores() // processes, 1)
 
 
 def micro_batches_side_by_side(batch_size):
@@ -29,5 +34,4 @@ def micro_batches_side_by_side(batch_size):
     parts = max(p for p in range(1, min(cores(), 4) + 1) if batch_size % p == 0)
     if parts == 1:
         return [], {}
-    return [f"--grad_accum_steps={parts}"], {"TF_NUM_INTEROP_THREADS": str(parts),
-                                             "TF_NUM_INTRAOP_THREADS": str(max(1, cores() // parts))}
+    return [f"--grad_accum_steps={parts}"], thread_pools(cores() // parts, parts)

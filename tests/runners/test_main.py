@@ -358,9 +358,13 @@ def test_micro_batches_side_by_side_split_the_batch_over_the_cores(monkeypatch):
 
 
 def test_stages_wait_for_a_free_slot_and_the_stages_they_come_after(tmp_path):
-    """Stage 2 is the quickest; it ends after stage 0 when it waits for stage 0's slot or end."""
-    note = "import time\ntime.sleep({})\nopen('order', 'a').write('{}')\n"
-    stages = note.format(0.5, 0), note.format(2.0, 1), note.format(0.1, 2)
+    """Stage 0 ends once stage 2 has (or after 5 s); stage 1 ends last. Stage 2 ends
+    first only when it need not wait for stage 0's slot or end."""
+    wait_for = ("import os, time\ndeadline = time.time() + {}\n"
+                "while not set('{}') <= set(open('order').read() if os.path.exists('order') else ''):\n"
+                "    if time.time() > deadline: break\n"
+                "    time.sleep(0.05)\nopen('order', 'a').write('{}')\n")
+    stages = wait_for.format(5, "2", 0), wait_for.format(60, "02", 1), wait_for.format(0, "", 2)
     run_stages(tmp_path / "free", *stages, slots=3)
     run_stages(tmp_path / "slot", *stages, slots=2)
     run_stages(tmp_path / "after", *stages, slots=3, after={2: ("stage 0",)})
