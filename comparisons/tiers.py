@@ -3,7 +3,7 @@
 - `tiny`: seconds of pretraining, for CI: every system, the FLOP count, the
   resume and the report, nothing learnt; its runs are too short to repay
   tracing graphs, so the runners execute their `tf.function`s eagerly.
-- `cpu`: about 40 minutes on a 2-core machine (the example in the docs: 41): the main job's model
+- `cpu`: about 40 minutes on a 2-core machine (the example in the docs: 36): the main job's model
   (2 layers of 64, sequences of 48, batch 128, lr 2e-3: 4,000 steps take its
   held-out masked-LM accuracy to 0.315), 1,500 steps of it as the budget, 3
   fine-tuning seeds with two runs side by side, the CPU-sized tasks (no CoLA,
