@@ -15,6 +15,7 @@ import re
 import keras
 from keras import ops
 
+from modeling.xla_fusion import xla_compiled
 from tasks.update_chain import UpdateChain
 
 OPTIMIZERS = ("adamw", "lamb", "adam")
@@ -24,6 +25,28 @@ DEFAULT_EPSILON = {"adamw": 1e-6, "lamb": 1e-6, "adam": 1e-8}
 
 # Matched against `variable.path` like the original's list against TF1 names.
 NO_DECAY_PATTERN = re.compile(r"LayerNorm|layer_norm|bias")
+# On the TensorFlow backend, a variable of at least this many elements takes its whole
+# update as one XLA kernel (`_fused_step`), which reads the gradient, moments and weights
+# once: unfused, each of the update's dozen elementwise ops is a pass over memory of its own.
+FUSED_UPDATE_SIZE = 1 << 18
+
+
+def _adam_update(gradient, m, v, variable, corrections, beta_1, beta_2, epsilon, decay_rate):
+    """(new m, new v, update) of decoupled weight decay Adam: `corrections` None (the
+    original BERT's, no bias correction) or (1 - beta_1^t, 1 - beta_2^t)."""
+    m = beta_1 * m + (1.0 - beta_1) * gradient
+    v = beta_2 * v + (1.0 - beta_2) * ops.square(gradient)
+    m_hat, v_hat = (m, v) if corrections is None else (m / corrections[0], v / corrections[1])
+    update = m_hat / (ops.sqrt(v_hat) + epsilon)
+    if decay_rate:
+        update = update + decay_rate * variable
+    return m, v, update
+
+
+def _fused_step(gradient, m, v, variable, learning_rate, corrections, beta_1, beta_2, epsilon, decay_rate):
+    """(new m, new v, new variable), XLA-compiled into one kernel."""
+    m, v, update = _adam_update(gradient, m, v, variable, corrections, beta_1, beta_2, epsilon, decay_rate)
+    return m, v, variable - learning_rate * update
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")
@@ -101,8 +124,9 @@ class _DecoupledWeightDecay(keras.optimizers.Optimizer):
             var_list, ["momentum", "velocity"])
         self._decayed = [NO_DECAY_PATTERN.search(v.path) is None for v in var_list]
 
-    def _adam_direction(self, m, v, variable):
-        raise NotImplementedError
+    def _bias_corrections(self, dtype):
+        """None, or (1 - beta_1^t, 1 - beta_2^t) at this step `t`."""
+        return None
 
     def _scale(self, update, variable, decayed):
         """Hook for layer-wise adaptation (LAMB); identity for AdamW."""
@@ -116,18 +140,29 @@ class _DecoupledWeightDecay(keras.optimizers.Optimizer):
         with self._update_chain.link(variable):
             self._update(gradient, variable, learning_rate)
 
+    def _fuses(self, variable):
+        return (keras.backend.backend() == "tensorflow" and type(self)._scale is _DecoupledWeightDecay._scale
+                and math.prod(variable.shape) >= FUSED_UPDATE_SIZE)
+
     def _update(self, gradient, variable, learning_rate):
         index = self._get_variable_index(variable)
-        gradient = ops.cast(gradient, variable.dtype)
         m, v = self._momentums[index], self._velocities[index]
-        self.assign(m, self.beta_1 * m + (1.0 - self.beta_1) * gradient)
-        self.assign(v, self.beta_2 * v + (1.0 - self.beta_2) * ops.square(gradient))
-        update = self._adam_direction(m, v, variable)
         decayed = self._decayed[index]
-        if decayed and self.weight_decay_rate:
-            update = update + self.weight_decay_rate * variable
-        update = self._scale(update, variable, decayed)
-        self.assign_sub(variable, ops.cast(learning_rate, variable.dtype) * update)
+        args = (ops.cast(gradient, variable.dtype), m, v, variable)
+        hyper = (self._bias_corrections(variable.dtype), self.beta_1, self.beta_2, self.epsilon,
+                 self.weight_decay_rate if decayed else 0.0)
+        learning_rate = ops.cast(learning_rate, variable.dtype)
+        if self._fuses(variable):
+            new_m, new_v, new_variable = xla_compiled(_fused_step)(
+                *[ops.copy(x) for x in args], learning_rate, *hyper)
+            self.assign(m, new_m)
+            self.assign(v, new_v)
+            self.assign(variable, new_variable)
+            return
+        new_m, new_v, update = _adam_update(*args, *hyper)
+        self.assign(m, new_m)
+        self.assign(v, new_v)
+        self.assign_sub(variable, learning_rate * self._scale(update, variable, decayed))
 
     def _all_reduce_sum_gradients(self, grads_and_vars):
         if self.aggregate_gradients:
@@ -147,9 +182,6 @@ class AdamWeightDecay(_DecoupledWeightDecay):
     """The original BERT optimizer: Adam without bias correction, decoupled
     weight decay (not L2 through the moments) on all but LayerNorm and bias."""
 
-    def _adam_direction(self, m, v, variable):
-        return m / (ops.sqrt(v) + self.epsilon)
-
 
 @keras.saving.register_keras_serializable(package="bert_garden")
 class Adam(_DecoupledWeightDecay):
@@ -158,11 +190,10 @@ class Adam(_DecoupledWeightDecay):
     (its `l2` on matrices only, which are the variables decayed here) and of
     torch's `AdamW`."""
 
-    def _adam_direction(self, m, v, variable):
-        step = ops.cast(self.iterations + 1, variable.dtype)
-        m_hat = m / (1.0 - ops.power(ops.cast(self.beta_1, variable.dtype), step))
-        v_hat = v / (1.0 - ops.power(ops.cast(self.beta_2, variable.dtype), step))
-        return m_hat / (ops.sqrt(v_hat) + self.epsilon)
+    def _bias_corrections(self, dtype):
+        step = ops.cast(self.iterations + 1, dtype)
+        return (1.0 - ops.power(ops.cast(self.beta_1, dtype), step),
+                1.0 - ops.power(ops.cast(self.beta_2, dtype), step))
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")

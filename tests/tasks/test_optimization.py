@@ -9,7 +9,8 @@ from families.bert.encoder import BertEncoder
 from families.bert.pretrainer import BertPretrainer
 import math
 
-from tasks.optimization import Adam, AdamWeightDecay, Lamb, OptimizerConfig, WarmupCosineDecay, WarmupLinearDecay
+from tasks.optimization import (FUSED_UPDATE_SIZE, Adam, AdamWeightDecay, Lamb, OptimizerConfig, WarmupCosineDecay,
+                                WarmupLinearDecay)
 from tests.pretraining_records import TINY
 
 
@@ -28,8 +29,10 @@ def random_grads(model, steps, scale=1.0):
             for _ in range(steps)]
 
 
-def reference(weights, grads, lr, decayed, lamb=False, wd=0.01, b1=0.9, b2=0.999, eps=1e-6):
-    """google-research/bert's AdamWeightDecayOptimizer (and LAMB with bias correction)."""
+def reference(weights, grads, lr, decayed, lamb=False, wd=0.01, b1=0.9, b2=0.999, eps=1e-6, corrected=None):
+    """google-research/bert's AdamWeightDecayOptimizer (and LAMB with bias correction;
+    `corrected`: bias correction without LAMB's trust ratio, the GPT code's Adam)."""
+    corrected = lamb if corrected is None else corrected
     weights = [w.astype(np.float64) for w in weights]
     m = [np.zeros_like(w) for w in weights]
     v = [np.zeros_like(w) for w in weights]
@@ -37,7 +40,7 @@ def reference(weights, grads, lr, decayed, lamb=False, wd=0.01, b1=0.9, b2=0.999
         for i, g in enumerate(step_grads):
             m[i] = b1 * m[i] + (1 - b1) * g
             v[i] = b2 * v[i] + (1 - b2) * g * g
-            if lamb:
+            if corrected:
                 update = (m[i] / (1 - b1 ** t)) / (np.sqrt(v[i] / (1 - b2 ** t)) + eps)
             else:
                 update = m[i] / (np.sqrt(v[i]) + eps)
@@ -187,3 +190,29 @@ def test_in_a_graph_the_updates_match_the_reference_and_run_one_variable_after_a
     assert len(writes) == len(model.trainable_variables)
     for earlier, later in zip(writes, writes[1:]):
         assert earlier in _ancestors(later), f"{later.name} does not wait for {earlier.name}"
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="the fused update is TensorFlow's")
+@pytest.mark.parametrize("cls,corrected", [(AdamWeightDecay, False), (Adam, True)])
+def test_a_large_variable_is_updated_by_one_xla_kernel_by_the_same_rule(cls, corrected):
+    """A kernel of FUSED_UPDATE_SIZE elements takes the fused update, its bias the
+    unfused one: in a graph, both follow the reference rule, and the graph holds
+    one XLA-compiled call (the kernel's)."""
+    import tensorflow as tf
+    width = int(FUSED_UPDATE_SIZE ** 0.5)
+    model = keras.Sequential([keras.Input((width,)), keras.layers.Dense(width, name="dense")])
+    assert math.prod(model.trainable_variables[0].shape) == FUSED_UPDATE_SIZE
+    initial = [v.numpy() for v in model.trainable_variables]
+    grads = random_grads(model, 3)
+    optimizer = cls(learning_rate=0.01, epsilon=1e-6)
+    optimizer.build(model.trainable_variables)
+    step = tf.function(lambda g: optimizer.apply(g, model.trainable_variables))
+    for step_grads in grads:
+        step([tf.constant(g) for g in step_grads])
+    want = reference(initial, grads, 0.01, [True, False], corrected=corrected)
+    for v, w in zip(model.trainable_variables, want):
+        np.testing.assert_allclose(v.numpy(), w, rtol=1e-5, atol=1e-6)
+    graph = step.get_concrete_function([tf.constant(g) for g in grads[0]]).graph
+    compiled = [op for op in graph.get_operations()
+                if "_XlaMustCompile" in op.node_def.attr and op.node_def.attr["_XlaMustCompile"].b]
+    assert len(compiled) == 1, [op.name for op in compiled]
