@@ -11,7 +11,7 @@ whole step with gpu_peers.py. Contenders, each in its own process:
     jax_no_dropout  jax.nn.dot_product_attention without dropout (cuDNN on a GPU): the ceiling
     torch_sdpa      torch's scaled_dot_product_attention with dropout_p, on CUDA
 
-    python benchmarks/attention_dropout.py --block=32 --repeats=3
+    python benchmarks/attention_dropout.py --repeats=3             # --block=32 to force a tile size
 """
 
 import json
@@ -49,7 +49,7 @@ def _jax_runner(name, args):
 
     def attend(q, k, v, seed):
         if name == "ours_fused":
-            return flash_attention.attention(q, k, v, mask, seed, args.rate, block=args.block)
+            return flash_attention.attention(q, k, v, mask, seed, args.rate, block=args.block or None)
         if name == "ours_unfused":
             return flash_attention.reference_attention(q, k, v, mask, seed, args.rate)
         return jax.nn.dot_product_attention(q, k, v, mask=mask[:, None])
@@ -102,7 +102,8 @@ def main():
     parser.add_argument("--heads", type=int, default=12)
     parser.add_argument("--head_size", type=int, default=64)
     parser.add_argument("--rate", type=float, default=0.1, help="Attention dropout.")
-    parser.add_argument("--block", type=int, default=32, help="ours_fused: rows per tile.")
+    parser.add_argument("--block", type=int, default=0,
+                        help="ours_fused: rows per tile (0: the kernel's own choice, tile_rows).")
     parser.add_argument("--warmup_steps", type=int, default=3, help="Untimed steps (compilation).")
     args = parser.parse_args()
     if args.worker:
@@ -116,7 +117,7 @@ def main():
              "peak device MiB": f"{max(r['peak_device_mib'] for r in results[n]):.0f}"}
             for n, t in ms.items()]
     print(f"attention fwd+bwd, batch {args.batch}, {args.heads} heads x {args.head_size}, seq {args.seq}, "
-          f"dropout {args.rate}, bf16, block {args.block}, median of {args.repeats} process(es) x "
+          f"dropout {args.rate}, bf16, block {args.block or 'tile_rows'}, median of {args.repeats} process(es) x "
           f"{args.steps} steps")
     print_table(rows, ["contender", "ms fwd+bwd", f"speed vs {BASELINE}", "peak device MiB"])
 

@@ -26,7 +26,8 @@ from absl import logging
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as plgpu
 
-BLOCK = 32  # query and key rows per tile (default); sequence lengths must be multiples of it
+BLOCK = 32  # query and key rows per tile at the least; sequence lengths must be multiples of it
+WIDE_BLOCK = 64  # rows per tile where they divide the sequence (see `tile_rows`)
 HEAD_SIZES = (16, 32, 64, 128)  # Triton tiles need a power of two
 _MASKED = -0.7 * float(np.finfo(np.float32).max)
 _LOG2_E = math.log2(math.e)
@@ -46,6 +47,12 @@ def _interpreted():
 def supported(head_size, seq_len, block=BLOCK):
     """Whether the kernel takes these shapes (the caller falls back otherwise)."""
     return head_size in HEAD_SIZES and seq_len is not None and seq_len % block == 0
+
+
+def tile_rows(seq_len):
+    """Rows per tile: 64 where they divide the sequence, since fewer, larger tiles ran
+    faster on an H200 (BERT-Base's attention at seq 128: 0.58 ms against 0.84 ms)."""
+    return WIDE_BLOCK if seq_len % WIDE_BLOCK == 0 else BLOCK
 
 
 def _mix(x):
@@ -91,9 +98,15 @@ def reference_attention(query, key, value, attention_mask, seed, rate):
     return jnp.einsum("bhqk,bkhd->bqhd", probs.astype(value.dtype), value)
 
 
+def _dot(a, b, trans_a=False, trans_b=False):
+    """A tile product accumulated in float32 (Pallas's own `pl.dot` is gone from JAX 0.12)."""
+    dims = (((0 if trans_a else 1,), (1 if trans_b else 0,)), ((), ()))
+    return jax.lax.dot_general(a, b, dims, preferred_element_type=jnp.float32)
+
+
 def _scores(q, k, mask, scale):
     """Base-2 logits of a [rows, cols] tile, masked."""
-    s = pl.dot(q, k, trans_b=True) * (scale * _LOG2_E)
+    s = _dot(q, k, trans_b=True) * (scale * _LOG2_E)
     return jnp.where(mask != 0, s, _MASKED)
 
 
@@ -118,7 +131,7 @@ def _forward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, o_ref, max_ref, inv
         if rate > 0:
             p = jnp.where(_keep(seed, rows, j * block + jnp.arange(block), rate), p, 0.0)
         v = v_ref[cols, :]
-        acc = acc * correction[:, None] + pl.dot(p.astype(v.dtype), v)
+        acc = acc * correction[:, None] + _dot(p.astype(v.dtype), v)
         return acc, new_max, row_sum
 
     init = (jnp.zeros((block, head_size), jnp.float32),
@@ -143,7 +156,7 @@ def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, max_ref, i
     def grad_scores(q, k, v, do, row_max, inverse_sum, delta, rows, cols, mask):
         """Probabilities after dropout, and the gradient of the scores, of one tile."""
         p = jnp.exp2(_scores(q, k, mask, scale) - row_max[:, None]) * inverse_sum[:, None]
-        dp = pl.dot(do, v, trans_b=True)
+        dp = _dot(do, v, trans_b=True)
         if rate > 0:
             keep = _keep(seed, rows, cols, rate)
             dropped = jnp.where(keep, p * inverse_keep, 0.0)
@@ -166,8 +179,8 @@ def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, max_ref, i
             q, k, v, do, max_ref[query_slice], inverse_sum_ref[query_slice],
             delta_ref[query_slice], i * block + jnp.arange(block), block_rows,
             mask_ref[query_slice, key_slice])
-        dv = dv + pl.dot(dropped.astype(do.dtype), do, trans_a=True)
-        dk = dk + pl.dot(ds.astype(q.dtype), q, trans_a=True)
+        dv = dv + _dot(dropped.astype(do.dtype), do, trans_a=True)
+        dk = dk + _dot(ds.astype(q.dtype), q, trans_a=True)
         return dk, dv
 
     zeros = jnp.zeros((block, head_size), jnp.float32)
@@ -185,7 +198,7 @@ def _backward_kernel(q_ref, k_ref, v_ref, mask_ref, seed_ref, do_ref, max_ref, i
         k = k_ref[cols, :]
         _, ds = grad_scores(q, k, v_ref[cols, :], do, row_max, inverse_sum, delta, block_rows,
                             i * block + jnp.arange(block), mask_ref[query_slice, cols])
-        return dq + pl.dot(ds.astype(k.dtype), k)
+        return dq + _dot(ds.astype(k.dtype), k)
 
     dq = jax.lax.fori_loop(0, seq_len // block, query_step, zeros)
     dq_ref[...] = dq.astype(dq_ref.dtype)
@@ -260,14 +273,16 @@ def _attention_backward(rate, block, residuals, d_out):
 _attention.defvjp(_attention_forward, _attention_backward)
 
 
-def attention(query, key, value, attention_mask, seed, rate, block=BLOCK):
+def attention(query, key, value, attention_mask, seed, rate, block=None):
     """Dropout attention of [batch, seq, heads, head_size] inputs, fused.
 
     `attention_mask` is boolean [batch, q or 1, k] (True: may attend); `seed` an int
     scalar, a fresh one per step; `rate` the probability of dropping a weight;
-    `block` the rows of a tile, a power of two (a tuning knob for the GPU).
+    `block` the rows of a tile, a power of two (a tuning knob for the GPU; by default
+    `tile_rows`).
     """
     batch, seq_len, heads, head_size = query.shape
+    block = block or tile_rows(seq_len)
     if not supported(head_size, seq_len, block):
         raise ValueError(f"fused attention needs a head size in {HEAD_SIZES} and a sequence "
                          f"length divisible by {block}; got {head_size} and {seq_len}")
@@ -306,7 +321,8 @@ def _self_check_error():
     mask = jnp.broadcast_to(valid[:, None, :], (2, shape[1], shape[1]))
 
     def outputs_and_grads(fn, *inputs):
-        loss = lambda *x: jnp.sum(fn(*x, mask, 5, 0.1).astype(jnp.float32) * weights)
+        def loss(*x):
+            return jnp.sum(fn(*x, mask, 5, 0.1).astype(jnp.float32) * weights)
         return fn(*inputs, mask, 5, 0.1), jax.grad(loss, (0, 1, 2))(*inputs)
 
     got = jax.jit(lambda *x: outputs_and_grads(attention, *x))(query, key, value)

@@ -150,7 +150,8 @@ def test_forward_and_backward_lower_to_triton_for_a_gpu(monkeypatch, dtype):
     mask = jax.ShapeDtypeStruct((2, 128, 128), jnp.bool_)
 
     def grads(q, k, v, mask):
-        loss = lambda *x: jnp.sum(flash_attention.attention(*x, mask, 3, 0.1).astype(jnp.float32))
+        def loss(*x):
+            return jnp.sum(flash_attention.attention(*x, mask, 3, 0.1).astype(jnp.float32))
         return jax.grad(loss, (0, 1, 2))(q, k, v)
 
     triton = "__gpu$xla.gpu.triton"
@@ -167,6 +168,8 @@ def test_unsupported_shapes_are_refused_by_name():
         flash_attention.attention(q, q, q, np.ones((1, 1, q.shape[1]), bool), 0, 0.1)
     assert not flash_attention.supported(24, 128)
     assert flash_attention.supported(64, 128)
+    # 64-row tiles where they divide the sequence, 32 where only those do.
+    assert [flash_attention.tile_rows(n) for n in (128, 512, 96)] == [64, 64, 32]
 
 
 def test_the_self_check_passes_here_and_turns_the_kernel_off_where_it_fails(monkeypatch, caplog):
