@@ -21,8 +21,14 @@ MODEL = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2, "i
          "attention_probs_dropout_prob": 0.0}
 
 
+# 3,500 steps at lr 3e-3 score as 4,000 at 2e-3 did or better on three seeds (held-out masked-LM
+# 0.316-0.324 against 0.308-0.325, next sentence 0.041-0.072 above the majority label against
+# 0.007-0.046), in 12% less time: what keeps the job under 5 minutes on two cores.
+LEARNING_RATE = 3e-3
+
+
 def steps(quick):
-    return 20 if quick else 4000
+    return 20 if quick else 3500
 
 
 def majority_share(records_log):
@@ -55,7 +61,8 @@ def pretrain(stage, work, corpus, held_out, seed, quick):
     pretraining = [f"--bert_config_file={path['bert_config.json']}", f"--max_seq_length={SEQ_LENGTH}",
                    f"--max_predictions_per_seq={MAX_PREDICTIONS}", f"--seed={seed}"]
     num_steps = steps(quick)
-    pretrain_and_score(stage, path, pretraining, BATCH, num_steps, micro_batches=True)
+    pretrain_and_score(stage, path, pretraining, BATCH, num_steps, micro_batches=True, optimizer_flags=[
+        f"--num_warmup_steps={num_steps // 10}", f"--learning_rate={LEARNING_RATE}"])
     trained = last_logged_values(os.path.join(path["logs"], "pretraining.log"))
     held = read_key_values(os.path.join(path["pretrain_eval"], "eval_results.txt"))
     return Pretrained(
