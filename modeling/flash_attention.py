@@ -313,19 +313,28 @@ def _self_check_outcome():
 
 
 def _self_check_error():
-    shape = (2, 2 * BLOCK, 2, 64)
+    """The first disagreement found, for each tile size `tile_rows` can choose."""
+    for block in (BLOCK, WIDE_BLOCK):
+        error = _tile_check_error(block)
+        if error:
+            return f"with {block}-row tiles {error}"
+    return None
+
+
+def _tile_check_error(block):
+    shape = (2, 2 * block, 2, 64)
     query, key, value, weights = (jax.random.normal(jax.random.PRNGKey(i), shape, jnp.bfloat16)
                                   for i in range(4))
-    lengths = jnp.array([2 * BLOCK, BLOCK + 3])
+    lengths = jnp.array([2 * block, block + 3])
     valid = jnp.arange(shape[1])[None, :] < lengths[:, None]
     mask = jnp.broadcast_to(valid[:, None, :], (2, shape[1], shape[1]))
 
-    def outputs_and_grads(fn, *inputs):
+    def outputs_and_grads(fn, *inputs, **tiles):
         def loss(*x):
-            return jnp.sum(fn(*x, mask, 5, 0.1).astype(jnp.float32) * weights)
-        return fn(*inputs, mask, 5, 0.1), jax.grad(loss, (0, 1, 2))(*inputs)
+            return jnp.sum(fn(*x, mask, 5, 0.1, **tiles).astype(jnp.float32) * weights)
+        return fn(*inputs, mask, 5, 0.1, **tiles), jax.grad(loss, (0, 1, 2))(*inputs)
 
-    got = jax.jit(lambda *x: outputs_and_grads(attention, *x))(query, key, value)
+    got = jax.jit(lambda *x: outputs_and_grads(attention, *x, block=block))(query, key, value)
     exact = [x.astype(jnp.float32) for x in (query, key, value)]
     expected = outputs_and_grads(reference_attention, *exact)
     # Loose enough for bfloat16 and TF32 products, far below what a wrong mask moves.

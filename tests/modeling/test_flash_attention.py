@@ -187,6 +187,22 @@ def test_the_self_check_passes_here_and_turns_the_kernel_off_where_it_fails(monk
     flash_attention.works_here.cache_clear()
 
 
+def test_the_self_check_covers_each_tile_size_the_kernel_chooses(monkeypatch, caplog):
+    """A kernel wrong only with 32-row tiles (the fallback where 64 rows do not
+    divide the sequence) is turned off too, though its 64-row tiles agree."""
+    forward = flash_attention._forward
+
+    def wrong_when_narrow(*args):
+        out, row_max, inverse_sum = forward(*args)
+        return (out * 1.1 if args[-1] == flash_attention.BLOCK else out), row_max, inverse_sum
+
+    flash_attention.works_here.cache_clear()
+    monkeypatch.setattr(flash_attention, "_forward", wrong_when_narrow)
+    assert not flash_attention.works_here()
+    assert "with 32-row tiles differs from the unfused attention in output" in caplog.text
+    flash_attention.works_here.cache_clear()
+
+
 def test_the_attention_layer_runs_the_kernel_in_training_under_jax():
     script = os.path.join(ROOT, "tests", "modeling", "fused_dropout_layer.py")
     done = subprocess.run([sys.executable, script], capture_output=True, text=True,
