@@ -31,14 +31,14 @@ def read_key_values(path):
 
 
 def pretrain_and_score(stage, path, model_flags, batch_size, num_steps, optimizer_flags=None,
-                       micro_batches=False):
+                       micro_batches=False, learning_rate=2e-3):
     """The pretraining stage (`path["pretraining.tfrecord"]` -> `path["pretrain"]`; by default
-    lr 2e-3 and 10% warmup, else `optimizer_flags`; `micro_batches`: each step's micro-batches
+    `learning_rate` and 10% warmup, else `optimizer_flags`; `micro_batches`: each step's micro-batches
     side by side, `demo.threads`) and the scoring of its last checkpoint on
     `path["held_out.tfrecord"]`: modules pretraining never saw, so memorised training text does
     not count."""
     if optimizer_flags is None:
-        optimizer_flags = [f"--num_warmup_steps={num_steps // 10}", "--learning_rate=2e-3"]
+        optimizer_flags = [f"--num_warmup_steps={num_steps // 10}", f"--learning_rate={learning_rate}"]
     split_flags, threads = micro_batches_side_by_side(batch_size) if micro_batches else ([], {})
     stage("pretraining", [
         "run_pretraining.py", *model_flags, f"--input_file={path['pretraining.tfrecord']}",

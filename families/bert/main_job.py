@@ -61,8 +61,8 @@ def pretrain(stage, work, corpus, held_out, seed, quick):
     pretraining = [f"--bert_config_file={path['bert_config.json']}", f"--max_seq_length={SEQ_LENGTH}",
                    f"--max_predictions_per_seq={MAX_PREDICTIONS}", f"--seed={seed}"]
     num_steps = steps(quick)
-    pretrain_and_score(stage, path, pretraining, BATCH, num_steps, micro_batches=True, optimizer_flags=[
-        f"--num_warmup_steps={num_steps // 10}", f"--learning_rate={LEARNING_RATE}"])
+    pretrain_and_score(stage, path, pretraining, BATCH, num_steps, micro_batches=True,
+                       learning_rate=LEARNING_RATE)
     trained = last_logged_values(os.path.join(path["logs"], "pretraining.log"))
     held = read_key_values(os.path.join(path["pretrain_eval"], "eval_results.txt"))
     return Pretrained(
