@@ -43,7 +43,7 @@ from absl import app, flags, logging
 
 from data.pretraining.corpus_reader import expand_input_files
 from data.pretraining.dataset import check_record_ids
-from data.pretraining.records_metadata import RecordLayoutError, check_vocab_size
+from data.pretraining.records_metadata import RecordLayoutError, check_listed, check_vocab_size
 from families import registry
 from tasks import run_options
 from tasks.flag_groups import define_model_flags, define_text_flags, define_training_flags
@@ -102,6 +102,7 @@ def pretrain(_):
     # After the Trainer: reading records starts TensorFlow's runtime, which a
     # multi-worker strategy must be created before.
     files = expand_input_files(FLAGS.input_file)
+    check_listed(files)
     family.check_run(files, replicas, slices)
     for path in check_vocab_size(files, config.vocab_size, config.vocab_size_field, source):
         check_record_ids(path, config.vocab_size, source, id_features=id_features,
