@@ -41,6 +41,7 @@ import sys
 
 from absl import app, flags, logging
 
+from checkpoints.loader import CheckpointMismatchError
 from data.pretraining.corpus_reader import expand_input_files
 from data.pretraining.dataset import check_record_ids
 from data.pretraining.records_metadata import RecordLayoutError, check_vocab_size
@@ -83,7 +84,7 @@ for _family in PRETRAINED:
 def main(argv):
     try:
         pretrain(argv)
-    except RecordLayoutError as e:
+    except (RecordLayoutError, CheckpointMismatchError) as e:  # records, or --init_checkpoint
         sys.exit(f"error: {e}")
 
 

@@ -1,14 +1,18 @@
 """`run_pretraining.py --model=gpt` on records of `create_gpt_pretraining_data.py`:
 it trains, evaluates, resumes as if it had not stopped, and refuses records
-written with other settings, naming both values."""
+written with other settings, naming both values, and an --init_checkpoint of
+another family."""
 
 import os
 import sys
 
 import pytest
 
+from checkpoints.ours import save_weights
+from families import registry
 from tests.conftest import ROOT, assert_resumed_values, checkpoint_values
 from tests.families.gpt.kit import ENCODER_FILE
+from tests.families.elmo.kit import tiny_config as elmo_config
 from tests.families.gpt.pretraining.corpus import CONFIG
 from tests.families.xlnet.corpus import write_corpus
 from tests.runners.test_run_pretraining import fails, read_results, run
@@ -67,4 +71,17 @@ def test_gpt_refuses_records_of_another_length_naming_both(gpt_setup, tmp_path):
     records = gpt_setup["records"].replace("-*", "-00000-of-00002")
     metadata = os.path.join(os.path.dirname(records), ".gpt.tfrecord.metadata.json")
     assert f"error: --max_seq_length=16 but {records} was written with max_seq_length=32 ({metadata})" in stderr
+    assert "Traceback" not in stderr
+
+
+def test_gpt_refuses_an_init_checkpoint_of_another_family_in_one_line(gpt_setup, tmp_path):
+    elmo = registry.family("elmo")
+    save_weights(elmo.build_encoder(elmo_config()), str(tmp_path / "ours"))
+    weights = str(tmp_path / "elmo")
+    elmo.convert(str(tmp_path / "ours"), weights, "hdf5", elmo_config())
+    stderr = fails(gpt_command(gpt_setup, tmp_path / "run", "--do_train", "--num_train_steps=1",
+                               f"--init_checkpoint={weights}"))
+    assert stderr.strip().splitlines()[-1] == (
+        f"error: {weights}: a checkpoint of the ELMo family (elmo_hdf5), but the config is of the OpenAI GPT "
+        "family (gpt_config.json): give a checkpoint and a config of one family")
     assert "Traceback" not in stderr
