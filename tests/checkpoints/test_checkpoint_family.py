@@ -5,52 +5,20 @@ every other family's encoder and converter, and from the command lines as one
 `error:` line (a GPT config with an ELMo weight folder, ELMo's options with a
 GPT release)."""
 
-import importlib
 import os
 import subprocess
 import sys
 
-import keras
 import pytest
 
 from checkpoints.loader import CheckpointFamilyError, load_into
-from checkpoints.ours import save_weights
 from checkpoints.pretrained import load_pretrained
 from families import registry
+from tests.checkpoints.conftest import tiny_config
 from tests.conftest import ROOT
 from tests.families.gpt.kit import ENCODER_FILE
 
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""}
-
-
-def tiny_config(name):
-    return importlib.import_module(f"tests.families.{name}.kit").tiny_config()
-
-
-def _checkpoint_in(directory):
-    """A TensorFlow checkpoint's prefix in `directory`, else the directory."""
-    prefixes = sorted(f[:-len(".index")] for f in os.listdir(directory) if f.endswith(".index"))
-    return os.path.join(directory, prefixes[0]) if prefixes else directory
-
-
-@pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory):
-    """{(family name, format written): path}: each family's tiny encoder saved as
-    ours and converted to each layout it writes (keras-hub needs a vocabulary:
-    not here)."""
-    root = tmp_path_factory.mktemp("families")
-    found = {}
-    for name in registry.names():
-        family, config = registry.family(name), tiny_config(name)
-        keras.utils.set_random_seed(1)
-        ours = str(root / f"{name}_ours")
-        save_weights(family.build_encoder(config), ours)
-        found[name, "ours"] = ours
-        for fmt in family.output_formats:
-            if fmt not in ("ours", "keras_hub"):
-                family.convert(ours, str(root / f"{name}_{fmt}"), fmt, config)
-                found[name, fmt] = _checkpoint_in(str(root / f"{name}_{fmt}"))
-    return found
 
 
 def _foreign(checkpoints, name):
@@ -64,11 +32,11 @@ def _message(path, owner, name):
 
 
 @pytest.mark.parametrize("name", registry.names())
-def test_every_other_familys_checkpoint_is_refused_naming_both(checkpoints, name):
+def test_every_other_familys_checkpoint_is_refused_naming_both(family_checkpoints, name):
     family = registry.family(name)
     encoder = family.build_encoder(tiny_config(name))
     before = [w.numpy() for w in encoder.weights]
-    for (owner, fmt), path in _foreign(checkpoints, name).items():
+    for (owner, fmt), path in _foreign(family_checkpoints, name).items():
         with pytest.raises(CheckpointFamilyError) as raised:
             load_pretrained(encoder, encoder, path)
         start, end = _message(path, owner, name)
@@ -76,16 +44,16 @@ def test_every_other_familys_checkpoint_is_refused_naming_both(checkpoints, name
     assert all((w.numpy() == b).all() for w, b in zip(encoder.weights, before))  # nothing assigned
 
 
-def test_our_weights_say_their_family_by_the_config_beside_them(checkpoints):
+def test_our_weights_say_their_family_by_the_config_beside_them(family_checkpoints):
     encoder = registry.family("bert").build_encoder(tiny_config("bert"))
     with pytest.raises(CheckpointFamilyError, match=r"\(ours, with gpt_config.json beside it\)"):
-        load_into(encoder, checkpoints["gpt", "ours"])
+        load_into(encoder, family_checkpoints["gpt", "ours"])
 
 
 @pytest.mark.parametrize("name", registry.names())
-def test_every_converter_refuses_another_familys_checkpoint(checkpoints, name, tmp_path):
+def test_every_converter_refuses_another_familys_checkpoint(family_checkpoints, name, tmp_path):
     family = registry.family(name)
-    for (owner, fmt), path in _foreign(checkpoints, name).items():
+    for (owner, fmt), path in _foreign(family_checkpoints, name).items():
         output_dir = tmp_path / f"{owner}_{fmt}"
         with pytest.raises(CheckpointFamilyError, match=f"the {family.title} family"):
             family.convert(path, str(output_dir), family.output_formats[-1], tiny_config(name))
@@ -99,10 +67,10 @@ def _error_line(args):
     return done.stderr.strip().splitlines()[-1]
 
 
-def test_convert_checkpoint_says_it_in_one_line(checkpoints, tmp_path):
+def test_convert_checkpoint_says_it_in_one_line(family_checkpoints, tmp_path):
     options = str(tmp_path / "options.json")
     tiny_config("elmo").to_json_file(options)
-    release = checkpoints["gpt", "release"]
+    release = family_checkpoints["gpt", "release"]
     line = _error_line(["convert_checkpoint.py", f"--bert_config_file={options}", f"--init_checkpoint={release}",
                         "--output_format=ours", f"--output_dir={tmp_path / 'out'}"])
     assert line == (f"error: {release}: a checkpoint of the OpenAI GPT family (gpt_release), but the config "
@@ -111,14 +79,14 @@ def test_convert_checkpoint_says_it_in_one_line(checkpoints, tmp_path):
 
 
 @pytest.mark.slow
-def test_run_classifier_says_it_in_one_line(checkpoints, tmp_path):
+def test_run_classifier_says_it_in_one_line(family_checkpoints, tmp_path):
     """Slow: the runner writes its training records before it loads the checkpoint."""
     config = str(tmp_path / "gpt_config.json")
     tiny_config("gpt").to_json_file(config)
     data = tmp_path / "data"
     data.mkdir()
     (data / "train.tsv").write_text("sentence\tlabel\nA red house.\tyes\nAn old door.\tno\n", encoding="utf-8")
-    weights = checkpoints["elmo", "hdf5"]  # the folder holding lm_weights.hdf5
+    weights = family_checkpoints["elmo", "hdf5"]  # the folder holding lm_weights.hdf5
     line = _error_line(["run_classifier.py", f"--bert_config_file={config}", f"--vocab_file={ENCODER_FILE}",
                         f"--init_checkpoint={weights}", "--task_name=custom", f"--data_dir={data}",
                         "--text_a_column=sentence", "--do_train", f"--output_dir={tmp_path / 'out'}",
