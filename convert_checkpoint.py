@@ -26,6 +26,7 @@ from absl import app, flags
 from checkpoints.companion_files import resolve_encoder_config
 from families import registry
 from tasks.flag_groups import define_model_flags, define_text_flags, vocab_file_from_flags
+from tasks.input_errors import reporting_input_errors
 
 FLAGS = flags.FLAGS
 
@@ -59,6 +60,7 @@ def convert(init_checkpoint, output_dir, output_format, bert_config_file=None, v
     return family.convert(init_checkpoint, output_dir, output_format, config, vocab_file, do_lower_case)
 
 
+@reporting_input_errors
 def main(argv):
     del argv
     report = convert(FLAGS.init_checkpoint, FLAGS.output_dir, FLAGS.output_format,

@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from checkpoints.damaged_files import reading
 from utils.files import atomic_output
 
 WEIGHTS_FILE = "weights.safetensors"
@@ -20,7 +21,7 @@ def is_ours(path):
     if not (candidate.endswith(".safetensors") and os.path.isfile(candidate)):
         return False
     from safetensors import safe_open
-    with safe_open(candidate, "np") as f:
+    with reading(candidate, "a safetensors file"), safe_open(candidate, "np") as f:
         return (f.metadata() or {}).get("format") == "bert_garden"
 
 
@@ -40,4 +41,5 @@ def save_weights(model, path, only=None):
 
 def read_weights(path):
     from safetensors.numpy import load_file
-    return load_file(weights_file(path))
+    with reading(weights_file(path), "a safetensors file"):
+        return load_file(weights_file(path))

@@ -1,7 +1,8 @@
 """`run_pretraining.py --model=gpt` on records of `create_gpt_pretraining_data.py`:
 it trains, evaluates, resumes as if it had not stopped, and refuses records
 written with other settings, naming both values, shards its records' metadata
-does not list, and an output_dir another run holds, each in one `error:` line."""
+does not list, an output_dir another run holds, and an --init_checkpoint of
+another family, each in one `error:` line."""
 
 import os
 import shutil
@@ -10,8 +11,11 @@ import sys
 
 import pytest
 
+from checkpoints.ours import save_weights
+from families import registry
 from tests.conftest import ROOT, assert_resumed_values, checkpoint_values, process_holding_lock
 from tests.families.gpt.kit import ENCODER_FILE
+from tests.families.elmo.kit import tiny_config as elmo_config
 from tests.families.gpt.pretraining.corpus import CONFIG
 from tests.families.xlnet.corpus import write_corpus
 from tests.runners.test_run_pretraining import fails, read_results, run
@@ -95,4 +99,17 @@ def test_gpt_refuses_a_shard_its_records_metadata_does_not_list(gpt_setup, tmp_p
         f"error: {stale}: not among the 2 files that {records}/.gpt.tfrecord.metadata.json lists, the last "
         f"write of {records}/gpt.tfrecord: left by an earlier write (another --output_shards) or an "
         "interrupted one; rewrite the output, which removes them, or leave them out of --input_file")
+    assert "Traceback" not in stderr
+
+
+def test_gpt_refuses_an_init_checkpoint_of_another_family_in_one_line(gpt_setup, tmp_path):
+    elmo = registry.family("elmo")
+    save_weights(elmo.build_encoder(elmo_config()), str(tmp_path / "ours"))
+    weights = str(tmp_path / "elmo")
+    elmo.convert(str(tmp_path / "ours"), weights, "hdf5", elmo_config())
+    stderr = fails(gpt_command(gpt_setup, tmp_path / "run", "--do_train", "--num_train_steps=1",
+                               f"--init_checkpoint={weights}"))
+    assert stderr.strip().splitlines()[-1] == (
+        f"error: {weights}: a checkpoint of the ELMo family (elmo_hdf5), but the config is of the OpenAI GPT "
+        "family (gpt_config.json): give a checkpoint and a config of one family")
     assert "Traceback" not in stderr

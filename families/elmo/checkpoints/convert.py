@@ -7,8 +7,9 @@ import shutil
 
 from absl import logging
 
-from checkpoints.loader import CheckpointMismatchError, detect_format, load_into
+from checkpoints.loader import check_family, detect_format, load_into
 from checkpoints.ours import save_weights
+from families import registry
 from families.elmo.bilm import BiLM
 from families.elmo.checkpoints import lm_weights
 from families.elmo.checkpoints.formats import load_lm_weights
@@ -26,8 +27,7 @@ def read_bilm(path, config):
     if lm_weights.is_lm_weights(path):
         return bilm, load_lm_weights(bilm, path)
     fmt = detect_format(path)
-    if fmt not in ("ours", "trainer"):
-        raise CheckpointMismatchError(f"{path}: a {fmt} checkpoint, not an ELMo one")
+    check_family(path, fmt, registry.family("elmo"))
     return bilm, load_into(bilm, path, fmt=fmt)
 
 
