@@ -5,7 +5,9 @@ A token is `max_characters` ids: begin-of-word, its UTF-8 bytes (cut to
 `max_characters - 2` bytes, even inside a character, as the original), end of
 word, then padding; every id is the original's plus one, so that 0 is free for
 padding tokens. Sentences are framed by the begin- and end-of-sentence tokens,
-whose one "character" is BOS or EOS.
+whose one "character" is BOS or EOS; the words `<S>` and `</S>` are those
+tokens, as in the original (raw text never holds them: `<` and `>` are split
+off; a task's own words can).
 
 Words: the original takes pre-tokenized text (its training corpus, the 1B Word
 Benchmark, is Moses-tokenized; its examples call `str.split()`). For raw text
@@ -38,6 +40,13 @@ def eos_char_ids(max_characters=MAX_CHARACTERS):
     return _special_token(EOS_CHAR, max_characters)
 
 
+def boundary_words(max_characters=MAX_CHARACTERS):
+    """{word (UTF-8): ids} of the words that are the sentence boundaries'
+    tokens: `<S>` and `</S>` read as BOS and EOS, not spelled out, as the
+    original's `UnicodeCharsVocabulary.word_to_char_ids` gives them."""
+    return {b"<S>": bos_char_ids(max_characters), b"</S>": eos_char_ids(max_characters)}
+
+
 def as_text(text):
     """`text` (str or UTF-8 bytes) as str, malformed bytes and lone surrogates dropped."""
     if isinstance(text, str):
@@ -65,8 +74,12 @@ def split_words(text):
 
 
 def word_char_ids(word, max_characters=MAX_CHARACTERS):
-    """The `max_characters` ids of one word (str or bytes)."""
+    """The `max_characters` ids of one word (str or bytes); `<S>` and `</S>`
+    are the BOS and EOS tokens (`boundary_words`)."""
     data = word.encode("utf-8", "ignore") if isinstance(word, str) else bytes(word)
+    boundary = boundary_words(max_characters).get(data)
+    if boundary is not None:
+        return boundary
     data = data[:max_characters - 2]
     ids = [BOW_CHAR] + [b + 1 for b in data] + [EOW_CHAR]
     return ids + [PAD_CHAR] * (max_characters - len(ids))
