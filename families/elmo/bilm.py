@@ -57,6 +57,11 @@ class BiLM(keras.layers.Layer):
         for stack in self.directions:
             stack.build((None, None, self.config.lstm.projection_dim))
 
+    @property
+    def state_variables(self):
+        """The stacks' `state_variables` (none unless stateful)."""
+        return [variable for stack in self.directions for variable in stack.state_variables]
+
     def reset_states(self):
         for stack in self.directions:
             stack.reset_states()

@@ -27,8 +27,9 @@ def read(path, model):
 def load_lm_weights(model, path, strict=True):
     """Assigns the original weight file at `path` to `model`'s biLM variables
     (the loader's `load_into` for this one format); returns the `LoadReport`.
-    `strict`: every biLM variable set and every dataset used (a stateful
-    model's LSTM states are not weights and stay as they are)."""
+    `strict`: every biLM weight set and every dataset used (a task model's
+    other variables are not the file's; a stateful model's LSTM states are
+    not weights and stay as they are)."""
     report = load_tensors(model, *read(path, model), path, "elmo_hdf5")
     report.missing = [p for p in report.missing if hdf5_name(p) is not None]
     if strict and (report.missing or report.unused):
