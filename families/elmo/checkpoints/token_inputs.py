@@ -17,8 +17,8 @@ import numpy as np
 
 from families.elmo.checkpoints import lm_weights
 
-# Looked for beside lm_weights.hdf5: the name `bilm` users give it, and its
-# usage_token.py example's.
+# Looked for beside lm_weights.hdf5: token_embedding_weights.hdf5, and the name
+# the original's usage_token.py gives it.
 EMBEDDING_FILES = ("token_embedding_weights.hdf5", "elmo_token_embeddings.hdf5")
 # The character CNN's datasets: the model the table was computed with, not read.
 _CHARACTER_DATASETS = ("char_embed", "CNN/", "CNN_high_", "CNN_proj/")
@@ -36,29 +36,35 @@ def embedding_file_beside(path):
     return found[0] if found else None
 
 
-def read_embeddings(path):
-    """float32 [n_tokens, dim]: the `embedding` dataset of the file at `path`."""
+def _table(path, take):
+    """`take` of the `embedding` dataset [n_tokens, dim] of the file at `path`;
+    a file that has none is named."""
     import h5py
     try:
         with h5py.File(path, "r") as f:
-            if "embedding" not in f or not isinstance(f["embedding"], h5py.Dataset):
+            table = f.get("embedding")
+            if not isinstance(table, h5py.Dataset):
                 raise lm_weights.LMWeightsError(
                     f"{path}: no dataset 'embedding' (has {sorted(f)}): not a token embedding file "
                     "as the original's dump_token_embeddings writes one")
-            table = f["embedding"][...]
+            if table.ndim != 2:
+                raise lm_weights.LMWeightsError(f"{path}: 'embedding' has shape {list(table.shape)}, expected "
+                                                "[n_tokens, projection_dim]")
+            return take(table)
     except OSError as e:
         raise lm_weights.LMWeightsError(f"{path}: not a readable HDF5 file ({e})") from None
-    if table.ndim != 2:
-        raise lm_weights.LMWeightsError(f"{path}: 'embedding' has shape {list(table.shape)}, expected "
-                                        "[n_tokens, projection_dim]")
-    return table.astype(np.float32)
+
+
+def read_embeddings(path):
+    """float32 [n_tokens, dim]: the `embedding` dataset of the file at `path`."""
+    return _table(path, lambda table: table[...].astype(np.float32))
 
 
 def token_inputs_config(config, embedding_file):
     """The token-embedding variant of the original's options `config` for the
     table in `embedding_file`: no character CNN, `n_tokens_vocab` the table's
     rows (as the original reads it), the table's width checked."""
-    rows, width = read_embeddings(embedding_file).shape
+    rows, width = _table(embedding_file, lambda table: table.shape)
     if width != config.lstm.projection_dim:
         raise lm_weights.LMWeightsError(f"{embedding_file}: 'embedding' is {width} wide, the options' "
                                         f"lstm.projection_dim is {config.lstm.projection_dim}")
