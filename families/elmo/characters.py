@@ -24,6 +24,7 @@ from data.text import unicode_tables
 MAX_CHARACTERS = 50
 # The original's special characters (UnicodeCharsVocabulary), already + 1.
 BOS_CHAR, EOS_CHAR, BOW_CHAR, EOW_CHAR, PAD_CHAR = 257, 258, 259, 260, 261
+_BOUNDARY_CHARS = {b"<S>": BOS_CHAR, b"</S>": EOS_CHAR}  # see `boundary_words`
 
 
 def _special_token(char, max_characters=MAX_CHARACTERS):
@@ -44,7 +45,7 @@ def boundary_words(max_characters=MAX_CHARACTERS):
     """{word (UTF-8): ids} of the words that are the sentence boundaries'
     tokens: `<S>` and `</S>` read as BOS and EOS, not spelled out, as the
     original's `UnicodeCharsVocabulary.word_to_char_ids` gives them."""
-    return {b"<S>": bos_char_ids(max_characters), b"</S>": eos_char_ids(max_characters)}
+    return {word: _special_token(char, max_characters) for word, char in _BOUNDARY_CHARS.items()}
 
 
 def as_text(text):
@@ -77,9 +78,8 @@ def word_char_ids(word, max_characters=MAX_CHARACTERS):
     """The `max_characters` ids of one word (str or bytes); `<S>` and `</S>`
     are the BOS and EOS tokens (`boundary_words`)."""
     data = word.encode("utf-8", "ignore") if isinstance(word, str) else bytes(word)
-    boundary = boundary_words(max_characters).get(data)
-    if boundary is not None:
-        return boundary
+    if data in _BOUNDARY_CHARS:
+        return _special_token(_BOUNDARY_CHARS[data], max_characters)
     data = data[:max_characters - 2]
     ids = [BOW_CHAR] + [b + 1 for b in data] + [EOW_CHAR]
     return ids + [PAD_CHAR] * (max_characters - len(ids))
