@@ -13,6 +13,7 @@ import os
 import numpy as np
 
 from checkpoints import ours, tf_checkpoint
+from checkpoints.model_weights import checkpointed_weights
 from families import registry
 
 SHARED_FORMATS = ("ours", "trainer")  # our weight files and our trainer's checkpoints, any family
@@ -176,7 +177,7 @@ def read_for_model(model, path, fmt=None):
 def _match(model, tensors, locate):
     """({our path: array oriented for us}, unused source keys)."""
     found, used = {}, set()
-    for variable in model.weights:
+    for variable in checkpointed_weights(model):
         where = locate(variable.path)
         if where is None or where[0] not in tensors:
             continue
@@ -193,6 +194,8 @@ def load_into(model, path, strict=False, fmt=None):
     A shape mismatch always raises, naming the variable and both shapes. With
     `strict`, any model variable the checkpoint lacks, or any unused tensor
     in the checkpoint, raises too; otherwise they are listed in the report.
+    State a model carries between calls is not a weight (`checkpointed_weights`):
+    never missing, never set.
 
     Example:
     >>> report = load_into(BertEncoder(config), "uncased_L-12_H-768_A-12/bert_model.ckpt")
@@ -217,8 +220,9 @@ def _vocabulary_hint(model):
 
 
 def _assign(model, values, unused, path, fmt, strict):
+    weights = checkpointed_weights(model)
     errors = []
-    for variable in model.weights:
+    for variable in weights:
         value = values.get(variable.path)
         if value is not None and tuple(value.shape) != tuple(variable.shape):
             hint = _vocabulary_hint(model) if (
@@ -228,11 +232,11 @@ def _assign(model, values, unused, path, fmt, strict):
                           f"model expects {list(variable.shape)}{hint}")
     if errors:
         raise CheckpointMismatchError(f"{path} ({fmt}) does not fit the model:\n  " + "\n  ".join(errors))
-    missing = [v.path for v in model.weights if v.path not in values]
+    missing = [v.path for v in weights if v.path not in values]
     if strict and (missing or unused):
         raise CheckpointMismatchError(
             f"{path} ({fmt}) does not match the model exactly: missing {missing}, unused {unused}")
-    for variable in model.weights:
+    for variable in weights:
         if variable.path in values:
             variable.assign(values[variable.path].astype(variable.dtype))
     return LoadReport(path, fmt, sorted(values), missing, unused)
