@@ -24,7 +24,7 @@ given with `--spiece_model_file` (or `--vocab_file`).
 from absl import app, flags
 
 from checkpoints.companion_files import resolve_encoder_config
-from families import registry
+from contracts import registry
 from tasks.flag_groups import define_model_flags, define_text_flags, vocab_file_from_flags
 from tasks.input_errors import reporting_input_errors
 

@@ -27,8 +27,8 @@ import json
 from absl import app, flags, logging
 
 from checkpoints.pretrained import load_pretrained
-from data.text.families import text_side_for
-from modeling.encoder_interface import build_encoder, family_of
+from contracts import registry
+from modeling.encoder_interface import build_encoder
 from tasks.feature_extraction import (encode_lines, feature_records, layers_model,
                                       read_input_lines)
 from tasks.flag_groups import (define_model_flags, define_text_flags, do_lower_case_from_flags,
@@ -50,7 +50,7 @@ FLAGS = flags.FLAGS
 def main(_):
     layer_indexes = [int(x) for x in FLAGS.layers]
     vocab_file, config = model_files_from_flags("feature_extraction")
-    text_side = text_side_for(family_of(config), vocab_file, do_lower_case_from_flags(config))
+    text_side = registry.text_side_for(registry.family_of(config).name, vocab_file, do_lower_case_from_flags(config))
     encoder = build_encoder(config)
     load_pretrained(encoder, encoder, FLAGS.init_checkpoint)
     model = layers_model(encoder, layer_indexes)

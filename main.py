@@ -38,7 +38,7 @@ from demo.pretrained import read_key_values
 from demo.progress import Stage, StageError, run_stage, run_stages
 from demo.stdlib_corpus import write_corpus
 from demo.threads import cores, shared_out
-from families import registry
+from contracts import registry
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 LABELLED_DIR = os.path.join(ROOT, "assets", "demo_word_order")

@@ -43,7 +43,7 @@ from absl import app, flags, logging
 from data.pretraining.corpus_reader import expand_input_files
 from data.pretraining.dataset import check_record_ids
 from data.pretraining.records_metadata import check_listed, check_vocab_size
-from families import registry
+from contracts import registry
 from tasks import run_options
 from tasks.flag_groups import define_model_flags, define_text_flags, define_training_flags
 from tasks.input_errors import reporting_input_errors

@@ -44,7 +44,7 @@ answers "" past the same threshold as the family's predictions.
 from absl import app, flags
 
 from export.export_model import fine_tune_and_export
-from families import registry
+from contracts import registry
 from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
                                define_model_flags, define_text_flags, do_lower_case_from_flags,
                                model_files_from_flags, settings_from_flags)

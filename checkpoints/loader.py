@@ -13,7 +13,7 @@ import os
 import numpy as np
 
 from checkpoints import ours, tf_checkpoint
-from families import registry
+from contracts import registry
 
 SHARED_FORMATS = ("ours", "trainer")  # our weight files and our trainer's checkpoints, any family
 

@@ -21,7 +21,7 @@ losses of the model, which the trainer adds to the training loss.
 import keras
 from keras import ops
 
-from families import registry
+from contracts import registry
 from modeling.crf import tagging_outputs
 from modeling.dense import Dense
 from modeling.heads import OUTPUT_DTYPE

@@ -5,7 +5,7 @@ alone (the encoder serialized inside it)."""
 import keras
 from keras import ops
 
-from families import registry
+from contracts import registry
 from modeling.crf import tagging_outputs
 from modeling.encoder_interface import check_encoder, input_specs
 from modeling.heads import (OUTPUT_DTYPE, ClassificationHead, MultipleChoiceHead, SpanHead,

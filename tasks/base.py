@@ -47,14 +47,13 @@ import keras
 from keras import ops
 
 from checkpoints.pretrained import load_pretrained
-from data.text.families import text_side_for
-from modeling.encoder_interface import family_of
+from contracts import registry
 
 
 def text_side(config):
     """The `TextSide` of `config.encoder_config`'s encoder family over
     `config.vocab_file` (that family's vocabulary file), as a task config holds them."""
-    return text_side_for(family_of(config.encoder_config), config.vocab_file, config.do_lower_case)
+    return registry.text_side_for(registry.family_of(config.encoder_config).name, config.vocab_file, config.do_lower_case)
 
 
 class Task(abc.ABC):

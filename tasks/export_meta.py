@@ -6,7 +6,7 @@ The contract (JSON object; runners write it with `write_export_meta`):
     format_version          1
     task                    "classification" | "regression" | "squad" | "ner" | "multiple_choice"
     encoder_family          the encoder family's name ("bert", ...): it picks the config
-                            type and the text side (`data.text.families`)
+                            type and the text side (`contracts.registry`)
     encoder_config          the encoder's config as a dict (for BERT: bert_config.json fields)
     bert_config             BERT only: encoder_config again, for readers of the BERT format.
                             Files written before `encoder_family` existed have only this:
@@ -43,9 +43,8 @@ import json
 import os
 import shutil
 
-from data.text.families import text_side_for, text_side_type, vocab_file_name
-from families import registry
-from modeling.encoder_interface import config_from_dict, exceeds_positions, family_of
+from contracts import registry
+from modeling.encoder_interface import exceeds_positions
 from utils.files import atomic_write_text, read_json_object
 
 EXPORT_META_FILE = "export_meta.json"
@@ -103,11 +102,11 @@ class ExportMeta:
 
     @property
     def encoder_family(self):
-        return family_of(self.encoder_config)
+        return registry.family_of(self.encoder_config).name
 
     def text_side(self):
         """The family's `TextSide` over `vocab_file`."""
-        return text_side_for(self.encoder_family, self.vocab_file, self.do_lower_case)
+        return registry.text_side_for(self.encoder_family, self.vocab_file, self.do_lower_case)
 
     def to_json(self):
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -125,7 +124,7 @@ def write_export_meta(output_dir, meta):
     """Writes `export_meta.json`, the encoder's config file and a copy of the
     vocabulary's files beside it; returns the path."""
     os.makedirs(output_dir, exist_ok=True)
-    text_side = text_side_type(meta.encoder_family)
+    text_side = registry.text_side_type(meta.encoder_family)
     sources = text_side.vocabulary_files(meta.vocab_file) if meta.vocab_file else ()
     for source, name in zip(sources, text_side.vocabulary_file_names()):
         copy = os.path.join(output_dir, name)
@@ -152,12 +151,12 @@ def read_export_meta(output_dir):
         raise ExportMetaError(f"{path}: unknown field(s) {unknown}")
     family, config_field, config_values = _encoder_fields(path, values)
     try:
-        config = config_from_dict(family, config_values, source=f"{path}: {config_field}")
+        config = registry.config_from_dict(family, config_values, source=f"{path}: {config_field}")
         if values.pop(LEGACY_CAUSAL, False):
             config = config.replace(causal_attention=True)
         labels = values.pop("label_list", None)
-        vocab_file = os.path.join(output_dir, vocab_file_name(family))
-        if not os.path.isfile(vocab_file) and not text_side_type(family).needs_vocabulary(config):
+        vocab_file = os.path.join(output_dir, registry.vocab_file_name(family))
+        if not os.path.isfile(vocab_file) and not registry.text_side_type(family).needs_vocabulary(config):
             vocab_file = None  # a run without a vocabulary (ELMo's character biLM)
         return ExportMeta(encoder_config=config, vocab_file=vocab_file,
                           label_list=None if labels is None else tuple(labels), **values)

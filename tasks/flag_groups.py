@@ -21,10 +21,9 @@ read them back;
 from absl import app, flags
 
 from checkpoints.companion_files import resolve_model_files
-from data.text.families import text_side_type
-from families import registry
-from families.family import UnsupportedTaskError
-from modeling.encoder_interface import family_of
+from contracts import registry
+from contracts.family import UnsupportedTaskError
+
 from tasks.fine_tuning import FineTuningSettings
 
 FLAGS = flags.FLAGS
@@ -142,7 +141,7 @@ def model_files_from_flags(task=None):
     --bert_config_file, --preset and what lies beside --init_checkpoint
     (`checkpoints.companion_files`): the config picks the family, the family its
     vocabulary (BERT's vocab.txt, XLNet's spiece.model). A `task` (one of
-    `families.family.TASKS`) the family's record does not list is a usage error."""
+    `contracts.family.TASKS`) the family's record does not list is a usage error."""
     vocab_file, config = resolve_model_files(vocab_file_from_flags(), FLAGS.bert_config_file, FLAGS.preset,
                                              FLAGS.init_checkpoint)
     if task is not None:
@@ -159,7 +158,7 @@ def do_lower_case_from_flags(config):
     original's --uncased), so a cased XLNet is not lower-cased unasked."""
     if FLAGS["do_lower_case"].present:
         return FLAGS.do_lower_case
-    return text_side_type(family_of(config)).do_lower_case_default
+    return registry.text_side_type(registry.family_of(config).name).do_lower_case_default
 
 
 def settings_from_flags(**overrides):

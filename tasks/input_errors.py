@@ -15,7 +15,8 @@ import sys
 
 _ERRORS = (ValueError, FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError,
            RuntimeError)
-_PACKAGES = {"checkpoints", "comparisons", "data", "export", "families", "modeling", "tasks", "utils"}
+_PACKAGES = {"checkpoints", "comparisons", "contracts", "data", "export", "families", "modeling", "tasks",
+             "training", "utils"}
 
 
 def raised_by_the_project(error):

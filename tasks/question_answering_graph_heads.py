@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from data.question_answering import graph_features
 from data.text.graph_segments import flatten_words
-from families import registry
+from contracts import registry
 from tasks import question_answering_graph_answers as answers
 
 

@@ -10,7 +10,7 @@ import keras
 import numpy as np
 from keras import ops
 
-from families import registry
+from contracts import registry
 from modeling.encoder_interface import build_encoder
 from modeling.feature_based_models import FeatureBasedSpanLabeler, feature_based
 from modeling.task_models import SpanLabeler

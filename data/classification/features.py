@@ -28,7 +28,7 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from data.text.families import as_text_side
+from data.text.text_side import as_text_side
 from data.text.segments import stack_inputs
 
 FORMAT_VERSION = 1

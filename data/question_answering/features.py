@@ -35,8 +35,8 @@ import dataclasses
 
 import numpy as np
 
-from data.text.families import as_text_side
-from families import registry
+from data.text.text_side import as_text_side
+from contracts import registry
 
 FIRST_UNIQUE_ID = 1000000000
 

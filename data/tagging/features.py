@@ -26,7 +26,7 @@ import dataclasses
 
 import numpy as np
 
-from data.text.families import as_text_side
+from data.text.text_side import as_text_side
 from data.text.segments import stack_inputs
 
 

@@ -10,7 +10,7 @@ from families.bert.config import BertConfig
 from families.bert.encoder import BertEncoder
 from families.bert.pretrainer import BertPretrainer
 from families.bert.text_side import WordPieceText
-from families.family import Family
+from contracts.family import Family
 
 
 def masked_lm_model(config):

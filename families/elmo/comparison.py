@@ -12,7 +12,7 @@ others' subword vocabularies, its three special tokens included): it sizes
 the softmax only; the biLM reads every word as characters. Its windows are
 `seq_length` words, so a step reads more text than a subword model's."""
 
-from comparisons.systems import System, Vocabulary
+from contracts.comparison import System, Vocabulary
 from families.elmo.config import CharCNNOptions, ELMoConfig, LSTMOptions
 from families.elmo.flops import pretraining_flops
 

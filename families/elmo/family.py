@@ -12,7 +12,7 @@ from families.elmo.hub_module import save_hub_module
 from families.elmo.question_answering import QuestionFirst, WordReader
 from families.elmo.scalar_mix import ScalarMix
 from families.elmo.text_side import ELMoText
-from families.family import Family, FeatureBased, QuestionAnswering
+from contracts.family import Family, FeatureBased, QuestionAnswering
 from tasks.question_answering_heads import StartEndHead
 
 # The paper's lambda = 0.001 (its Table 2: better than 1 on SQuAD, SNLI and SRL).

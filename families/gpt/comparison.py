@@ -8,7 +8,7 @@ special tokens fine-tuning adds counted in it)."""
 import glob
 import os
 
-from comparisons.systems import System, Vocabulary
+from contracts.comparison import System, Vocabulary
 from families.gpt.bpe import SPECIAL_TOKENS
 from families.gpt.config import GPTConfig
 from families.gpt.flops import pretraining_flops

@@ -1,6 +1,6 @@
 """OpenAI GPT (Radford et al. 2018) in the family registry."""
 
-from families.family import Family, QuestionAnswering
+from contracts.family import Family, QuestionAnswering
 from families.gpt.checkpoints import convert
 from families.gpt.checkpoints.formats import FORMATS, foreign_config
 from families.gpt.config import GPTConfig

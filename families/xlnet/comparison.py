@@ -4,7 +4,7 @@ and segment recurrence, the size of BERT's systems. Pretrained as
 `create_xlnet_pretraining_data.py`, over a SentencePiece model of
 `build_spm_vocab.py` (cased, as the released XLNets)."""
 
-from comparisons.systems import System, Vocabulary
+from contracts.comparison import System, Vocabulary
 from families.xlnet.config import XLNetConfig
 from families.xlnet.flops import pretraining_flops
 

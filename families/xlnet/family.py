@@ -1,6 +1,6 @@
 """XLNet (Yang et al. 2019) in the family registry."""
 
-from families.family import Family, QuestionAnswering
+from contracts.family import Family, QuestionAnswering
 from families.xlnet.checkpoints import convert, huggingface
 from families.xlnet.checkpoints.formats import FORMATS, saved_weights
 from families.xlnet.config import XLNetConfig

@@ -15,9 +15,9 @@ import keras
 import numpy as np
 import pytest
 
+from contracts import registry
 from checkpoints.loader import load_into
 from checkpoints.ours import save_weights
-from data.text.families import text_side_for
 from families.xlnet.encoder import XLNetEncoder
 from tests.conftest import ROOT
 from tests.export_harness import FIT_REPORT, HOSTILE_TEXTS, run_fresh
@@ -135,7 +135,7 @@ def _outputs(arrays, prefix):
                                                      ("explicit", True, EXPLICIT_SEQ_LENGTH)])
 def test_preprocessor_packs_as_the_python_text_side(exported, loaded, name, lower, seq_length):
     arrays, report = loaded
-    text = text_side_for("xlnet", exported["spiece_model"], lower)
+    text = registry.text_side_for("xlnet", exported["spiece_model"], lower)
     assert report[name]["tokens"] == [text.encode(t) for t in SENTENCES]
     expected = text.encode_texts(SENTENCES, max_seq_length=seq_length)
     single = _outputs(arrays, f"{name}/single/")

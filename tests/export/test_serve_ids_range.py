@@ -14,7 +14,7 @@ import pytest
 import tensorflow as tf
 
 from export.serving_classification import example_protos, save_classification
-from families import registry
+from contracts import registry
 from modeling.feature_based_models import FeatureBasedClassifier, feature_based
 from modeling.task_models import SequenceClassifier
 

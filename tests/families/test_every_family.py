@@ -3,7 +3,7 @@
 (Python ids equal the graph's) and each fine-tuning task it declares, run as a
 user runs it, with the exports served in a fresh process.
 
-A family joins by being registered (`families/registry.py`) and giving a kit,
+A family joins by being registered (`contracts/registry.py`) and giving a kit,
 `tests/families/<name>/kit.py`: `vocabulary(tmp_path_factory)` (the path of a
 vocabulary file of its text side, or None for a family whose models run
 without one: ELMo's) and `tiny_config()` (a config of its `config_type` small
@@ -32,8 +32,8 @@ from checkpoints.ours import save_weights
 from checkpoints.pretrained import load_pretrained
 from data.question_answering.squad_reader import read_squad_file
 from data.text.text_side import TextPacker
-from families import registry
-from families.family import TASKS
+from contracts import registry
+from contracts.family import TASKS
 from modeling.encoder_interface import ENCODER_OUTPUTS, check_encoder
 from modeling.feature_based_models import FeatureBasedClassifier, feature_based
 from modeling.task_models import SequenceClassifier

@@ -6,8 +6,8 @@ import dataclasses
 import pytest
 
 from checkpoints.companion_files import family_of_values
-from families import registry
-from families.family import TASKS, UnsupportedTaskError
+from contracts import registry
+from contracts.family import TASKS, UnsupportedTaskError
 from modeling.json_config import ConfigError
 
 

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from families import registry
+from contracts import registry
 from tests.conftest import ROOT
 
 # Folders whose modules are about one family or compare several by name, not shared code.

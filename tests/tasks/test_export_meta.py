@@ -7,8 +7,7 @@ import os
 
 import pytest
 
-from families import registry
-from modeling.encoder_interface import config_from_dict, family_of
+from contracts import registry
 from tasks.export_meta import ExportMeta, ExportMetaError, read_export_meta, write_export_meta
 from tests.tiny_config import TINY_CONFIG
 
@@ -98,10 +97,10 @@ def test_errors_name_the_file_and_field(written, tmp_path, change, message):
 
 
 def test_families_by_name():
-    assert family_of(TINY_CONFIG) == "bert" and registry.family("bert").config_type is type(TINY_CONFIG)
-    assert config_from_dict("bert", TINY_CONFIG.to_dict(), "x.json") == TINY_CONFIG
+    assert registry.family_of(TINY_CONFIG).name == "bert" and registry.family("bert").config_type is type(TINY_CONFIG)
+    assert registry.config_from_dict("bert", TINY_CONFIG.to_dict(), "x.json") == TINY_CONFIG
     with pytest.raises(ValueError, match="x.json: unknown model family 't5'; registered: bert, xlnet, gpt"):
-        config_from_dict("t5", {}, "x.json")
-    with pytest.raises(TypeError, match="no model family has a dict; registered config types: "
-                                        "BertConfig, XLNetConfig"):
-        family_of({})
+        registry.config_from_dict("t5", {}, "x.json")
+    with pytest.raises(registry.UnknownFamilyError, match="no model family has a dict; registered "
+                                                         "config types: BertConfig, XLNetConfig"):
+        registry.family_of({})

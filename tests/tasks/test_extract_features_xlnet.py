@@ -10,8 +10,8 @@ import sys
 import numpy as np
 import pytest
 
+from contracts import registry
 from checkpoints.loader import load_into
-from data.text.families import text_side_for
 from families.xlnet.encoder import XLNetEncoder
 from tasks.feature_extraction import InputLine, encode_lines, feature_records, layers_model
 from tests.conftest import ROOT
@@ -35,7 +35,7 @@ def release(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def text(release):
-    return text_side_for("xlnet", os.path.join(os.path.dirname(release), "spiece.model"), False)
+    return registry.text_side_for("xlnet", os.path.join(os.path.dirname(release), "spiece.model"), False)
 
 
 @pytest.fixture(scope="module")
@@ -119,5 +119,5 @@ def test_command_line_reads_the_release_directory(release, text, encoder, tmp_pa
                 np.testing.assert_allclose(layer["values"],
                                            np.asarray(outputs[layer["index"]])[0, position],
                                            rtol=0, atol=TOLERANCE)
-    lowered, _, _ = _expected_row(text_side_for("xlnet", text.model_file, True), "ROOMS", None, 32)
+    lowered, _, _ = _expected_row(registry.text_side_for("xlnet", text.model_file, True), "ROOMS", None, 32)
     assert [f["token"] for f in records[1]["features"]] != lowered  # cased: XLNet's default

@@ -10,7 +10,7 @@ from data.classification.custom_reader import CustomReader
 from data.classification.examples import BadRowError
 from data.classification.features import cached_tfrecord, encode_examples, parse_batch
 from data.classification.glue_readers import GLUE_TASKS, GlueReader, glue_task
-from data.text.families import as_text_side
+from data.text.text_side import as_text_side
 from data.text.segments import truncate_pair
 from data.text.tokenization import FullTokenizer
 from tests.conftest import FIXTURES, shared_path

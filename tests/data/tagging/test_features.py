@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from contracts import registry
 from data.tagging.conll_reader import TaggedSentence, labels_from_sentences, read_tagged_file
 from data.tagging.features import build_tagging_features, owning_windows, plan_windows
-from data.text.families import text_side_for
 from data.text.tokenization import FullTokenizer
 from tasks.tagging_predictions import values_per_word
 from tests.conftest import FIXTURES
@@ -24,7 +24,7 @@ def tokenizer(uncased_vocab_file):
 
 @pytest.fixture(scope="module")
 def xlnet_text(tmp_path_factory):
-    return text_side_for("xlnet", learn_spiece_model(tmp_path_factory.mktemp("spm")), False)
+    return registry.text_side_for("xlnet", learn_spiece_model(tmp_path_factory.mktemp("spm")), False)
 
 
 def _sentence(words, tags=None, document=0):

@@ -64,7 +64,7 @@ class Family:
     (`define_flags()`, `build_task()`, `check_run(files, replicas, slices)`,
     optionally `optimizer_config()`: its own optimizer, or None for the shared one);
     `comparison` the module listing its `SYSTEMS` in `compare.py`
-    (`comparisons.systems.System`), pretrained as that command line runs them.
+    (`contracts.comparison.System`), pretrained as that command line runs them.
     `foreign_config(directory)` reads the config of another project's layout
     in `directory` (a Hugging Face `config.json`, a keras-hub preset) when it
     is one of this family's, else gives None; `foreign_vocabulary(directory)`
