@@ -25,8 +25,8 @@ from absl import app, flags
 
 from checkpoints.companion_files import resolve_encoder_config
 from contracts import registry
-from tasks.flag_groups import define_model_flags, define_text_flags, vocab_file_from_flags
-from tasks.input_errors import reporting_input_errors
+from training.flag_groups import define_model_flags, define_text_flags, vocab_file_from_flags
+from training.input_errors import reporting_input_errors
 
 FLAGS = flags.FLAGS
 

@@ -31,9 +31,9 @@ from contracts import registry
 from modeling.encoder_interface import build_encoder
 from tasks.feature_extraction import (encode_lines, feature_records, layers_model,
                                       read_input_lines)
-from tasks.flag_groups import (define_model_flags, define_text_flags, do_lower_case_from_flags,
+from training.flag_groups import (define_model_flags, define_text_flags, do_lower_case_from_flags,
                                model_files_from_flags)
-from tasks.input_errors import reporting_input_errors
+from training.input_errors import reporting_input_errors
 from utils.files import atomic_output
 
 flags.DEFINE_string("input_file", None, "One example per line: `text_a` or `text_a ||| text_b`.")

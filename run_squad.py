@@ -45,12 +45,12 @@ from absl import app, flags
 
 from export.export_model import fine_tune_and_export
 from contracts import registry
-from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
+from training.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
                                define_model_flags, define_text_flags, do_lower_case_from_flags,
                                model_files_from_flags, settings_from_flags)
-from tasks.input_errors import reporting_input_errors
+from training.input_errors import reporting_input_errors
 from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
-from tasks.run_options import RunOptions, define_flags
+from training.run_options import RunOptions, define_flags
 
 define_flags()
 define_model_flags()

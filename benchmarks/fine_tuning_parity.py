@@ -82,7 +82,7 @@ def run_hf(args, data_dir, seed):
     import torch
     import transformers
     from data.classification.glue_readers import GlueReader
-    from tasks.fine_tuning import num_train_steps
+    from training.fine_tuning import num_train_steps
     from tasks.classification_metrics import compute_metrics
 
     torch.manual_seed(seed)

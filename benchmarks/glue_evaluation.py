@@ -1,5 +1,5 @@
 """A GLUE dev set's evaluation pass with its real sentence lengths: ours (Keras 3
-on TensorFlow, through `tasks.trainer.Trainer.evaluate`) vs Hugging Face
+on TensorFlow, through `training.trainer.Trainer.evaluate`) vs Hugging Face
 transformers (torch).
 
     python benchmarks/glue_evaluation.py --task=MRPC --repeats=3
@@ -41,8 +41,8 @@ VOCAB = os.path.join(os.path.dirname(ROOT), "shared", "data", "vocab", "bert_unc
 def _ours(args, config, reader, split, cache_dir):
     """(one evaluation pass over `split`, tokens it computes)."""
     from tasks.classification import ClassificationConfig, ClassificationTask
-    from tasks.run_options import RunOptions
-    from tasks.trainer import Trainer
+    from training.run_options import RunOptions
+    from training.trainer import Trainer
     task = ClassificationTask(ClassificationConfig(
         reader=reader, vocab_file=args.vocab_file, encoder_config=config, cache_dir=cache_dir,
         max_seq_length=args.seq, trim_padding=not args.worker.endswith("full_length")))

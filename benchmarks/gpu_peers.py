@@ -62,7 +62,7 @@ def _keras_forward(model, features, select=lambda outputs: outputs):
 
 def _keras_train(model, features, loss_of_outputs):
     from benchmarks.train_step import jax_step_runner
-    from tasks.optimization import OptimizerConfig
+    from training.optimization import OptimizerConfig
     optimizer = OptimizerConfig(learning_rate=1e-4, num_warmup_steps=10).build(10_000)
     optimizer.build(model.trainable_variables)
     return jax_step_runner(model, optimizer, features, loss_of_outputs)

@@ -17,9 +17,9 @@ from checkpoints.pretrained import load_pretrained
 from export.export_dir import saved_model_dir
 from export.serving_generation import save_generation
 from contracts import registry
-from tasks.flag_groups import (EXPORT_DIR_HELP, define_export_flag, define_model_flags,
+from training.flag_groups import (EXPORT_DIR_HELP, define_export_flag, define_model_flags,
                                define_text_flags, do_lower_case_from_flags, model_files_from_flags)
-from tasks.input_errors import reporting_input_errors
+from training.input_errors import reporting_input_errors
 
 
 class NoLanguageModelError(ValueError):

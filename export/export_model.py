@@ -28,11 +28,11 @@ from export.serving_tagging import save_tagging
 from modeling.encoder_interface import build_encoder
 from modeling.task_models import (SequenceClassifier, MultipleChoiceClassifier, SpanLabeler,
                                   TokenClassifier)
-from tasks.fine_tuning import fine_tune
+from training.fine_tuning import fine_tune
 from tasks.export_meta import (EXPORT_META_FILE, NER_DOC_STRIDE, read_export_meta,
                                write_export_meta)
-from tasks.flag_groups import EXPORT_DIR_HELP, define_export_flag
-from tasks.input_errors import reporting_input_errors
+from training.flag_groups import EXPORT_DIR_HELP, define_export_flag
+from training.input_errors import reporting_input_errors
 
 
 class ExportError(ValueError):

@@ -15,10 +15,11 @@ import numpy as np
 import tensorflow as tf
 
 from data.classification.features import cached_tfrecord, input_shapes, parse_batch, sort_by_length
+from data.text.text_side import text_side_of
 from modeling.encoder_interface import build_encoder
 from modeling.feature_based_models import FeatureBasedClassifier, feature_based
 from modeling.task_models import SequenceClassifier
-from tasks.base import FineTuningTask, text_side
+from training.task import FineTuningTask
 from tasks.classification_submission import write_submission
 from tasks.classification_metrics import compute_metrics
 from tasks.export_meta import ExportMeta
@@ -70,7 +71,7 @@ class ClassificationTask(FineTuningTask):
     def __init__(self, config):
         self.config = config
         self.reader = config.reader
-        self.text_side = text_side(config)
+        self.text_side = text_side_of(config)
         self._splits = {}
         self._files = {}
 

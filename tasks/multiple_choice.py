@@ -17,11 +17,12 @@ from absl import logging
 
 from data.multiple_choice.features import NO_LABEL, encode_examples
 from data.multiple_choice.swag_reader import read_multiple_choice_file
+from data.text.text_side import text_side_of
 from modeling.encoder_interface import build_encoder
 from modeling.feature_based_models import FeatureBasedMultipleChoice, feature_based
 from modeling.task_models import MultipleChoiceClassifier
-from tasks.array_dataset import array_dataset
-from tasks.base import FineTuningTask, text_side
+from training.array_dataset import array_dataset
+from training.task import FineTuningTask
 from tasks.export_meta import ExportMeta
 from tasks.multiple_choice_predictions import write_predictions
 
@@ -75,7 +76,7 @@ class MultipleChoiceTask(FineTuningTask):
 
     def __init__(self, config):
         self.config = config
-        self.text_side = text_side(config)
+        self.text_side = text_side_of(config)
         self._files = {}
         self._features = {}
 

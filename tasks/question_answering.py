@@ -27,9 +27,10 @@ from contracts import registry
 from data.question_answering.features import check_lengths, convert_examples_to_features
 from data.question_answering.squad_reader import read_squad_file
 from data.text.segments import stack_inputs
+from data.text.text_side import text_side_of
 from modeling.encoder_interface import exceeds_positions
-from tasks.array_dataset import array_dataset
-from tasks.base import FineTuningTask, text_side
+from training.array_dataset import array_dataset
+from training.task import FineTuningTask
 from tasks.export_meta import SQUAD_OPTIONS, ExportMeta
 from tasks.question_answering_answers import PostprocessConfig, write_predictions
 from tasks.question_answering_heads import question_answering_head
@@ -114,7 +115,7 @@ class QuestionAnsweringTask(FineTuningTask):
 
     def __init__(self, config):
         self.config = config
-        self.text_side = text_side(config)
+        self.text_side = text_side_of(config)
         self.head = question_answering_head(registry.family_of(config.encoder_config).name)(config, self.text_side)
         self._splits = {}
         self._answers = (None, None)  # (raw predictions, their `SquadPredictions`)

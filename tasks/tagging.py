@@ -26,13 +26,14 @@ from absl import logging
 
 from data.tagging.conll_reader import check_labels, labels_from_sentences, read_tagged_file
 from data.tagging.features import build_tagging_features
+from data.text.text_side import text_side_of
 from modeling.crf import TRANSITIONS_OUTPUT, negative_log_likelihood, viterbi_tags
 from modeling.encoder_interface import build_encoder
 from modeling.feature_based_tagger import LAYER_COMBINATIONS, FeatureBasedTagger
 from modeling.feature_based_models import FeatureBasedTokenClassifier, feature_based
 from modeling.task_models import TokenClassifier
-from tasks.array_dataset import array_dataset
-from tasks.base import FineTuningTask, text_side
+from training.array_dataset import array_dataset
+from training.task import FineTuningTask
 from tasks.export_meta import ExportMeta
 from tasks.tagging_metrics import conlleval_report, entity_scores
 from tasks.tagging_predictions import values_per_word, write_conll_predictions
@@ -112,7 +113,7 @@ class TaggingTask(FineTuningTask):
 
     def __init__(self, config):
         self.config = config
-        self.text_side = text_side(config)
+        self.text_side = text_side_of(config)
         if config.feature_based and self.text_side.family != "bert":
             raise ValueError(f"feature_based: the layer combinations read BERT's embedding layer; "
                              f"the {self.text_side.family} encoder is fine-tuned, or read by its "

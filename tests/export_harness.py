@@ -44,7 +44,7 @@ _NO_PROJECT_CODE = f"""
 import importlib.util, os, sys
 _ROOT = {ROOT!r}
 assert all(os.path.abspath(p or ".") != _ROOT for p in sys.path), sys.path
-for _name in ("modeling", "export", "checkpoints", "data", "tasks"):
+for _name in ("contracts", "modeling", "export", "checkpoints", "data", "tasks", "training", "families"):
     _spec = importlib.util.find_spec(_name)
     _where = _spec and (_spec.origin or next(iter(_spec.submodule_search_locations or []), ""))
     assert not (_where or "").startswith(_ROOT), _name

@@ -246,3 +246,10 @@ def as_text_side(text):
         if wrapped is not None:
             return wrapped
     raise TypeError(f"expected a TextSide or a family's tokenizer, got {type(text).__name__}")
+
+
+def text_side_of(config):
+    """The `TextSide` of a task config's encoder family (`config.encoder_config`)
+    over its vocabulary file (`config.vocab_file`), lower-cased as `config.do_lower_case` says."""
+    return registry.text_side_for(registry.family_of(config.encoder_config).name, config.vocab_file,
+                                  config.do_lower_case)

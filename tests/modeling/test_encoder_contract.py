@@ -12,7 +12,7 @@ from keras import ops
 from modeling.encoder_interface import input_specs
 from modeling.task_models import (MultipleChoiceClassifier, SequenceClassifier, SpanLabeler,
                                   TokenClassifier)
-from tasks.base import Task
+from training.task import Task
 
 HIDDEN, CHARACTERS, VOCAB = 8, 4, 20
 

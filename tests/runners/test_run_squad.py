@@ -11,8 +11,8 @@ import pytest
 from data.question_answering.squad_reader import read_squad_file
 from families.xlnet.config import XLNetConfig
 from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
-from tasks.run_options import RunOptions
-from tasks.trainer import Trainer
+from training.run_options import RunOptions
+from training.trainer import Trainer
 from tests.conftest import FIXTURES, ROOT, read_json, read_squad_predictions
 from tests.families.xlnet.spiece_model import learn_spiece_model
 from tests.tiny_config import TINY_CONFIG

@@ -6,7 +6,7 @@ import os
 import pytest
 from absl import app, flags
 
-from tasks.flag_groups import check_fine_tuning_flags
+from training.flag_groups import check_fine_tuning_flags
 from tests.conftest import ROOT
 
 RUNNERS = ("run_ner.py", "run_squad.py", "run_swag.py")

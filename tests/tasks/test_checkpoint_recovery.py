@@ -10,10 +10,10 @@ import os
 import numpy as np
 import pytest
 
-from tasks.optimization import OptimizerConfig
+from training.optimization import OptimizerConfig
 from families.bert.pretraining.task import PretrainingTask
-from tasks.run_options import RunOptions
-from tasks.trainer import Trainer
+from training.run_options import RunOptions
+from training.trainer import Trainer
 from tests.pretraining_records import TINY, write_records
 from utils.checkpoint_files import CheckpointDamagedError
 

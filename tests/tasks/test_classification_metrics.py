@@ -11,7 +11,7 @@ from sklearn import metrics as sk
 
 from tasks import classification_metrics as m
 from tasks.classification_submission import SUBMISSION_FILES, submission_file_name, write_submission
-from tasks.learning_rate_sweep import best_run, plan_runs
+from training.learning_rate_sweep import best_run, plan_runs
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -12,11 +12,11 @@ import pytest
 
 from checkpoints.loader import load_into
 from data.classification.glue_readers import GlueReader
-from tasks.fine_tuning import FineTuningSettings, fine_tune
+from training.fine_tuning import FineTuningSettings, fine_tune
 from families.bert.pretraining.task import PretrainingTask
-from tasks.run_options import RunOptions
+from training.run_options import RunOptions
 from tasks.classification import ClassificationConfig, ClassificationTask
-from tasks.trainer import Trainer
+from training.trainer import Trainer
 from tests.conftest import FIXTURES, ROOT
 from tests.pretraining_records import TINY, write_records
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tasks.input_errors import reporting_input_errors
+from training.input_errors import reporting_input_errors
 from tasks.tagging import find_split_file
 from tests.conftest import ROOT
 

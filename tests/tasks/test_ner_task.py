@@ -13,11 +13,11 @@ from data.tagging.conll_reader import TaggedFileError
 from families.bert.encoder import BertEncoder
 from modeling.crf import viterbi_tags
 from tasks.tagging_metrics import entity_scores
-from tasks.optimization import OptimizerConfig
-from tasks.run_options import RunOptions
+from training.optimization import OptimizerConfig
+from training.run_options import RunOptions
 from tasks.tagging import TaggingConfig, TaggingTask, find_split_file
 from tasks.tagging_predictions import values_per_word
-from tasks.trainer import Trainer
+from training.trainer import Trainer
 from families.xlnet.config import XLNetConfig
 from tests.conftest import FIXTURES
 from tests.families.xlnet.spiece_model import learn_spiece_model

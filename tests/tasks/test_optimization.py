@@ -9,7 +9,7 @@ from families.bert.encoder import BertEncoder
 from families.bert.pretrainer import BertPretrainer
 import math
 
-from tasks.optimization import (FUSED_UPDATE_SIZE, Adam, AdamWeightDecay, Lamb, OptimizerConfig, WarmupCosineDecay,
+from training.optimization import (FUSED_UPDATE_SIZE, Adam, AdamWeightDecay, Lamb, OptimizerConfig, WarmupCosineDecay,
                                 WarmupLinearDecay)
 from tests.pretraining_records import TINY
 
@@ -169,7 +169,7 @@ def _ancestors(op):
 
 @pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="TensorFlow graphs only")
 def test_in_a_graph_the_updates_match_the_reference_and_run_one_variable_after_another():
-    """Chained updates (tasks/update_chain.py): same arithmetic, and each variable's
+    """Chained updates (training/update_chain.py): same arithmetic, and each variable's
     write waits for the previous variable's, so one update's temporaries live at a time."""
     import tensorflow as tf
     model = small_model()

@@ -4,7 +4,7 @@ import logging
 
 import pytest
 
-from tasks import precision
+from training import precision
 
 ZEN3 = frozenset("fpu sse2 avx avx2 fma f16c bmi2 sha_ni".split())  # AMD EPYC Zen 3: AVX2 only
 ICE_LAKE = ZEN3 | {"avx512f", "avx512bw", "avx512_vnni"}  # AVX-512 without bf16
@@ -75,7 +75,7 @@ def test_cpu_flags_are_read_from_the_first_processor(tmp_path):
 def test_run_options_default_is_auto_and_resolved(monkeypatch, tmp_path, flags, expected):
     from absl import flags as absl_flags
 
-    from tasks import run_options
+    from training import run_options
     monkeypatch.setattr(precision, "read_cpu_flags", lambda: flags)
     monkeypatch.setattr(precision, "accelerator", lambda strategy=None: "cpu")
     run_options.define_flags()

@@ -1,4 +1,4 @@
-"""The written task contract (`tasks/base.py`) and the encoder interface
+"""The written task contract (`training/task.py`) and the encoder interface
 (`modeling/encoder_interface.py`): every task implements every hook with the
 one signature; every task model is rebuilt from its `get_config` alone and
 computes the same outputs; initialisation has one rule for every task."""
@@ -18,9 +18,9 @@ from modeling.encoder_interface import build_encoder, check_encoder
 from modeling.feature_based_tagger import FeatureBasedTagger
 from modeling.task_models import (SequenceClassifier, MultipleChoiceClassifier, SpanLabeler,
                                   TokenClassifier)
-from tasks.base import FineTuningTask, Task
+from training.task import FineTuningTask, Task
 from tasks.classification import ClassificationTask
-from tasks.flag_groups import family_vocabulary_flags
+from training.flag_groups import family_vocabulary_flags
 from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
 from families.bert.pretraining.task import PretrainingTask
 from tasks.question_answering import QuestionAnsweringTask
@@ -138,8 +138,8 @@ def test_shared_flags_are_defined_once_in_the_flag_groups():
     for path in COMMAND_LINES:
         with open(os.path.join(ROOT, path), encoding="utf-8") as f:
             again = sorted(set(defined.findall(f.read())) & set(SHARED_FLAGS))
-        assert not again, f"{path} defines {again} again; use tasks/flag_groups.py"
-    with open(os.path.join(ROOT, "tasks", "flag_groups.py"), encoding="utf-8") as f:
+        assert not again, f"{path} defines {again} again; use training/flag_groups.py"
+    with open(os.path.join(ROOT, "training", "flag_groups.py"), encoding="utf-8") as f:
         names = defined.findall(f.read())
     assert sorted(names) == sorted(SHARED_FLAGS)
     # A family's own vocabulary flag comes from its config, defined there for every text runner.

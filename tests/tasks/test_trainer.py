@@ -16,10 +16,10 @@ from data.pretraining.corpus_reader import CorpusError
 from data.pretraining.dataset import RecordLayoutError
 from families.bert.pretraining.tf_masking import DynamicMasker
 from data.text.vocab import Vocab
-from tasks.optimization import OptimizerConfig
+from training.optimization import OptimizerConfig
 from families.bert.pretraining.task import PretrainingTask
-from tasks.run_options import RunOptions
-from tasks.trainer import Trainer, write_results
+from training.run_options import RunOptions
+from training.trainer import Trainer, write_results
 from tests.conftest import ROOT
 from tests.pretraining_records import TINY, write_records
 from utils.output_dir_lock import OutputDirError

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from families.bert.pretraining.task import PretrainingTask
-from tasks.run_options import RunOptions
-from tasks.trainer import Trainer
+from training.run_options import RunOptions
+from training.trainer import Trainer
 from tests.conftest import FIXTURES, ROOT, process_holding_lock
 from tests.pretraining_records import TINY, write_records
 from utils.output_dir_lock import LOCK_FILE, OutputDirError, lock_output_dir

@@ -33,7 +33,7 @@ from families.elmo.pretraining import features as E
 from families.elmo.pretraining.candidate_sampler import log_uniform_candidates
 from families.elmo.pretraining.dataset import ROW_NUMBER, elmo_pretraining_dataset
 from families.elmo.pretraining.pretrainer import ELMoPretrainer
-from tasks.base import Task
+from training.task import Task
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")

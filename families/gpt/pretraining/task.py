@@ -19,7 +19,7 @@ from data.pretraining.corpus_reader import expand_input_files
 from families.gpt.language_model import GPTLanguageModel
 from families.gpt.lm_loss import next_token_loss, next_token_losses, next_token_targets
 from families.gpt.pretraining.dataset import gpt_pretraining_dataset
-from tasks.base import Task
+from training.task import Task
 
 
 class Perplexity(keras.metrics.Mean):

@@ -24,7 +24,7 @@ from keras import ops
 from data.pretraining.corpus_reader import expand_input_files
 from families.xlnet.pretraining.dataset import xlnet_pretraining_dataset
 from families.xlnet.pretrainer import XLNetPretrainer
-from tasks.base import Task
+from training.task import Task
 from tasks.pretraining_losses import _weighted_mean, masked_lm_losses
 
 # Dataset features -> the backbone's input names.

@@ -17,11 +17,11 @@ from families.bert.encoder import BertEncoder
 from modeling.masks import position_ids_from_input_mask
 from families.bert.pretrainer import BertPretrainer
 from pack_pretraining_data import pack_pretraining_files
-from tasks.optimization import OptimizerConfig
+from training.optimization import OptimizerConfig
 from tasks.pretraining_losses import pretraining_loss
 from families.bert.pretraining.task import PretrainingTask
-from tasks.run_options import RunOptions
-from tasks.trainer import Trainer
+from training.run_options import RunOptions
+from training.trainer import Trainer
 from tests.conftest import ROOT
 from tests.pretraining_records import TINY, write_records
 

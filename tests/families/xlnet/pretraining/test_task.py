@@ -22,9 +22,9 @@ from families.xlnet.pretraining.config import XLNetDataConfig
 from modeling.encoder_interface import build_encoder
 from modeling.task_models import SequenceClassifier
 from families.xlnet.config import XLNetConfig
-from tasks.optimization import OptimizerConfig
-from tasks.run_options import RunOptions
-from tasks.trainer import Trainer
+from training.optimization import OptimizerConfig
+from training.run_options import RunOptions
+from training.trainer import Trainer
 from families.xlnet.pretraining.task import XLNetPretrainingTask
 from tests.conftest import ROOT, assert_resumed_values, checkpoint_values
 from tests.families.xlnet.corpus import build_spiece, write_corpus

@@ -16,7 +16,7 @@ import keras
 from keras import ops
 
 from modeling.xla_fusion import xla_compiled
-from tasks.update_chain import UpdateChain
+from training.update_chain import UpdateChain
 
 OPTIMIZERS = ("adamw", "lamb", "adam")
 SCHEDULES = ("linear", "cosine")

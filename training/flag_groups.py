@@ -24,7 +24,7 @@ from checkpoints.companion_files import resolve_model_files
 from contracts import registry
 from contracts.family import UnsupportedTaskError
 
-from tasks.fine_tuning import FineTuningSettings
+from training.fine_tuning import FineTuningSettings
 
 FLAGS = flags.FLAGS
 # What a SavedModel's --export_dir may be (`export/export_dir.py`).

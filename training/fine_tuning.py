@@ -1,4 +1,4 @@
-"""One fine-tuning run of any `tasks.base.FineTuningTask`, as the original
+"""One fine-tuning run of any `training.task.FineTuningTask`, as the original
 `run_classifier.py` does it: train for `num_train_epochs` over the train
 split with linear warmup and decay, evaluate every dev split into
 `eval_results.txt` (or the task's `eval_results_file`) and TensorBoard
@@ -12,8 +12,8 @@ import os
 import tensorflow as tf
 from absl import logging
 
-from tasks.optimization import OptimizerConfig
-from tasks.trainer import Trainer, write_results
+from training.optimization import OptimizerConfig
+from training.trainer import Trainer, write_results
 from utils.files import atomic_write_text
 
 EVAL_RESULTS = "eval_results.txt"

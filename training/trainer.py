@@ -24,8 +24,8 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from tasks.base import Task
-from tasks.step_state import StepState
+from training.task import Task
+from training.step_state import StepState
 from utils.checkpoint_files import remove_temporary_saves, restore_newest
 from utils.files import atomic_write_text
 from utils.output_dir_lock import lock_output_dir
@@ -225,7 +225,7 @@ class Trainer:
     def train(self, batch_size, num_steps, optimizer):
         """Trains until `global_step == num_steps`, resuming from output_dir.
 
-        `optimizer` is a `tasks.optimization.OptimizerConfig`; its schedule
+        `optimizer` is a `training.optimization.OptimizerConfig`; its schedule
         decays to 0 at `num_steps`. Returns the progress records logged.
         """
         per_update = self.options.grad_accum_steps * self.strategy.num_replicas_in_sync

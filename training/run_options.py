@@ -1,9 +1,9 @@
 """How to run, shared by every runner: flags, `RunOptions` and the strategy.
 
 Each `run_*.py` calls `define_flags()` once at import, the groups of
-`tasks.flag_groups` it needs (model, text, fine-tuning flags) and its task's
+`training.flag_groups` it needs (model, text, fine-tuning flags) and its task's
 own flags, then builds `RunOptions.from_flags()` and hands it to
-`tasks.trainer.Trainer` (through `tasks.fine_tuning.fine_tune`).
+`training.trainer.Trainer` (through `training.fine_tuning.fine_tune`).
 
 Flags defined here (original names first, then additions):
 `output_dir, save_checkpoints_steps, iterations_per_loop, use_tpu, tpu_name,
@@ -20,8 +20,8 @@ import keras
 import tensorflow as tf
 from absl import flags
 
-from tasks.optimization import OPTIMIZERS
-from tasks.precision import CHOICES, PRECISIONS, resolve
+from training.optimization import OPTIMIZERS
+from training.precision import CHOICES, PRECISIONS, resolve
 
 STRATEGIES = ("one_device", "mirrored", "multi_worker_mirrored", "tpu")
 
@@ -65,7 +65,7 @@ def define_flags():
 class RunOptions:
     """Everything about running that is not the task: where, on what, how fast.
 
-    `mixed_precision="auto"` is resolved on construction (`tasks.precision`), so
+    `mixed_precision="auto"` is resolved on construction (`training.precision`), so
     the field always holds the precision the run uses: none, bf16 or fp16.
     """
 

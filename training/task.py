@@ -1,5 +1,5 @@
-"""The contract between a task and the shared loops: `tasks/trainer.py` trains,
-evaluates and predicts any `Task`; `tasks/fine_tuning.py` runs a whole
+"""The contract between a task and the shared loops: `training/trainer.py` trains,
+evaluates and predicts any `Task`; `training/fine_tuning.py` runs a whole
 fine-tuning job (train, evaluate the dev splits, predict the test splits) of
 any `FineTuningTask`. Runners (`run_*.py`) parse flags, build one task and
 hand it to those loops; nothing else about a task lives in a runner.
@@ -33,7 +33,7 @@ and a `FineTuningTask` adds:
 
 Tasks make their encoder with `modeling.encoder_interface.build_encoder` and
 rely only on that interface's inputs and outputs. Their text comes from the
-encoder family's text side (`text_side(config)`: tokenizer, special tokens,
+encoder family's text side (`data.text.text_side.text_side_of(config)`: tokenizer, special tokens,
 packing): classification, multiple choice,
 tagging (each word's pieces from the text side, word by word) and question
 answering (its windows laid out and its head picked by the family:
@@ -47,13 +47,6 @@ import keras
 from keras import ops
 
 from checkpoints.pretrained import load_pretrained
-from contracts import registry
-
-
-def text_side(config):
-    """The `TextSide` of `config.encoder_config`'s encoder family over
-    `config.vocab_file` (that family's vocabulary file), as a task config holds them."""
-    return registry.text_side_for(registry.family_of(config.encoder_config).name, config.vocab_file, config.do_lower_case)
 
 
 class Task(abc.ABC):
@@ -135,7 +128,7 @@ class Task(abc.ABC):
 
 
 class FineTuningTask(Task):
-    """A task `tasks.fine_tuning.fine_tune` runs end to end; see the module docstring.
+    """A task `training.fine_tuning.fine_tune` runs end to end; see the module docstring.
 
     Class attributes say how evaluation is written: `eval_results_file` (`.txt`:
     the original's `key = value` lines; `.json`: one JSON object),
