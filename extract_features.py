@@ -1,7 +1,7 @@
 """Extracts per-token activations of chosen encoder layers (BERT or XLNet) to
 JSON lines, as the original `extract_features.py` (same flags, same output
 layout, plus each token's character span in the input text; see
-tasks/feature_extraction.py).
+tasks/feature_extraction/extraction.py).
 
     echo 'Who was Jim Henson ? ||| Jim Henson was a puppeteer' > /tmp/input.txt
     python extract_features.py --input_file=/tmp/input.txt --output_file=/tmp/output.jsonl \\
@@ -29,10 +29,10 @@ from absl import app, flags, logging
 from checkpoints.pretrained import load_pretrained
 from contracts import registry
 from modeling.encoder_interface import build_encoder
-from tasks.feature_extraction import (encode_lines, feature_records, layers_model,
-                                      read_input_lines)
+from tasks.feature_extraction.extraction import (encode_lines, feature_records, layers_model,
+                                                 read_input_lines)
 from training.flag_groups import (define_model_flags, define_text_flags, do_lower_case_from_flags,
-                               model_files_from_flags)
+                                  model_files_from_flags)
 from training.input_errors import reporting_input_errors
 from utils.files import atomic_output
 

@@ -44,13 +44,13 @@ for the word alone, windows are `A <sep> <cls>` padded on the left:
 from absl import app, flags, logging
 
 from export.export_model import fine_tune_and_export
-from modeling.feature_based_tagger import LAYER_COMBINATIONS
+from tasks.tagging.feature_based_tagger import LAYER_COMBINATIONS
+from tasks.tagging.task import SPLIT_FILES, TaggingConfig, TaggingTask
 from training.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
-                               define_model_flags, define_text_flags, do_lower_case_from_flags,
-                               model_files_from_flags, settings_from_flags)
+                                  define_model_flags, define_text_flags, do_lower_case_from_flags,
+                                  model_files_from_flags, settings_from_flags)
 from training.input_errors import reporting_input_errors
 from training.run_options import RunOptions, define_flags
-from tasks.tagging import SPLIT_FILES, TaggingConfig, TaggingTask
 
 define_flags()
 define_model_flags()

@@ -40,10 +40,10 @@ import os
 
 from absl import app, flags, logging
 
+from contracts import registry
 from data.pretraining.corpus_reader import expand_input_files
 from data.pretraining.dataset import check_record_ids
 from data.pretraining.records_metadata import check_listed, check_vocab_size
-from contracts import registry
 from training import run_options
 from training.flag_groups import define_model_flags, define_text_flags, define_training_flags
 from training.input_errors import reporting_input_errors

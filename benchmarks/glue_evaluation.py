@@ -40,7 +40,7 @@ VOCAB = os.path.join(os.path.dirname(ROOT), "shared", "data", "vocab", "bert_unc
 
 def _ours(args, config, reader, split, cache_dir):
     """(one evaluation pass over `split`, tokens it computes)."""
-    from tasks.classification import ClassificationConfig, ClassificationTask
+    from tasks.classification.task import ClassificationConfig, ClassificationTask
     from training.run_options import RunOptions
     from training.trainer import Trainer
     task = ClassificationTask(ClassificationConfig(
@@ -76,7 +76,7 @@ def _hf(args, config, reader, examples):
 
 
 def worker(args):
-    from data.classification.glue_readers import GlueReader
+    from tasks.classification.glue_readers import GlueReader
     from families.bert.config import BertConfig
     config = BertConfig.from_preset(args.preset)
     reader = GlueReader(args.task, args.data_dir)

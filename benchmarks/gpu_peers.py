@@ -73,7 +73,7 @@ def _ours(config, args, fused_dropout=True):
     from modeling.attention import SelfAttention
     from families.bert.encoder import BertEncoder
     from families.bert.pretrainer import BertPretrainer
-    from tasks.pretraining_losses import pretraining_loss
+    from tasks.pretraining.losses import pretraining_loss
     features, labels = _numpy_batch(config, args)
     if args.work == "infer":
         keras.config.set_dtype_policy("bfloat16")

@@ -34,7 +34,7 @@ from benchmarks.train_step import build, jax_step_runner, tf_step_runner  # noqa
 from families.bert.pretraining.sequence_packing import pack_lengths, pack_rows  # noqa: E402
 from families.bert.config import PRESETS, BertConfig  # noqa: E402
 from training.precision import resolve  # noqa: E402
-from tasks.pretraining_losses import pretraining_loss  # noqa: E402
+from tasks.pretraining.losses import pretraining_loss  # noqa: E402
 
 
 def lengths_from_records(pattern, seq_length):

@@ -1,6 +1,6 @@
 """Throughput of one BERT pretraining step: examples/s and model FLOPs utilisation.
 
-Runs the same `BertPretrainer`, loss (`tasks.pretraining_losses`) and
+Runs the same `BertPretrainer`, loss (`tasks.pretraining.losses`) and
 optimizer (`training.optimization`) as `run_pretraining.py` on synthetic numpy
 inputs, under whichever Keras backend is selected. With `KERAS_BACKEND=jax`
 nothing imports TensorFlow, so it runs where TensorFlow is not installed.
@@ -38,7 +38,7 @@ from families.bert.encoder import BertEncoder  # noqa: E402
 from families.bert.pretrainer import BertPretrainer  # noqa: E402
 from training.optimization import OptimizerConfig  # noqa: E402
 from training.precision import PRECISIONS, resolve  # noqa: E402
-from tasks.pretraining_losses import pretraining_loss  # noqa: E402
+from tasks.pretraining.losses import pretraining_loss  # noqa: E402
 
 # Dense bf16/fp16 tensor-core peaks (TFLOP/s) for MFU when --peak_tflops is not given.
 KNOWN_PEAKS = {"H100": 989.0, "H200": 989.0, "A100": 312.0, "L4": 121.0, "A10": 125.0}

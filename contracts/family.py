@@ -3,19 +3,19 @@
 import dataclasses
 import os
 
-TASKS = ("classification", "question_answering", "tagging", "multiple_choice", "feature_extraction")
+from contracts import task_registry
 
 
 @dataclasses.dataclass(frozen=True)
 class QuestionAnswering:
     """A family's own SQuAD layout and head, where it is not BERT's span head:
     `windows` lays a window out in Python (as
-    `data.question_answering.features.QuestionFirst`), `head` is the task's
-    head (as `tasks.question_answering_heads.StartEndHead`), `graph_head` its
+    `tasks.question_answering.features.QuestionFirst`), `head` is the task's
+    head (as `tasks.question_answering.heads.StartEndHead`), `graph_head` its
     reader in the SavedModel (as
-    `tasks.question_answering_graph_heads.StartEndReader`); `flags` the
+    `tasks.question_answering.graph_heads.StartEndReader`); `flags` the
     integer flags `run_squad.py` defines for its head, (name, default, help),
-    each a field of `tasks.question_answering.QuestionAnsweringConfig`."""
+    each a field of `tasks.question_answering.task.QuestionAnsweringConfig`."""
 
     windows: type
     head: type
@@ -72,8 +72,12 @@ class Family:
     its own SQuAD layout and head, None for BERT's span head. `feature_based`
     (a `FeatureBased`) makes every task read the encoder as frozen features
     under a task BiLSTM instead of fine-tuning it with one dense layer (None:
-    fine-tuned). `tasks` are the fine-tuning
-    tasks it supports; a runner refuses the others with a clear error.
+    fine-tuned). `layer_combinations`: its encoder exposes its embedding
+    layer (`encoder.embeddings`) beside `encoder_outputs`, so `run_ner.py
+    --feature_based` may combine its layers as the BERT paper's section 5.4
+    (`tasks.tagging.feature_based_tagger`). `tasks` are the fine-tuning tasks
+    it supports (the names of `contracts.task_registry`); a runner refuses the
+    others with a clear error.
     `language_model(config)` makes what a generation SavedModel holds
     (`export.serving_generation`): a Keras model from the encoder inputs to
     `next_token_logits` [batch, vocab], the scores of the token after each
@@ -99,8 +103,9 @@ class Family:
     foreign_vocabulary: object = None
     question_answering: QuestionAnswering = None
     feature_based: FeatureBased = None
+    layer_combinations: bool = False
     command_lines: tuple = ()
-    tasks: tuple = TASKS
+    tasks: tuple = task_registry.names()
     language_model: object = None
 
     @property

@@ -14,11 +14,12 @@ the next one); any other folder is refused (`export/export_dir.py`).
 from absl import app, flags, logging
 
 from checkpoints.pretrained import load_pretrained
+from contracts import registry
 from export.export_dir import saved_model_dir
 from export.serving_generation import save_generation
-from contracts import registry
 from training.flag_groups import (EXPORT_DIR_HELP, define_export_flag, define_model_flags,
-                               define_text_flags, do_lower_case_from_flags, model_files_from_flags)
+                                  define_text_flags, do_lower_case_from_flags,
+                                  model_files_from_flags)
 from training.input_errors import reporting_input_errors
 
 

@@ -27,13 +27,13 @@ import os
 from absl import app, flags, logging
 
 from checkpoints.companion_files import resolve_model_files
+from contracts import registry
 from export.export_dir import check_pair_dir
 from export.hub_encoder import build_hub_model, save_hub_encoder
 from export.hub_preprocessor import DEFAULT_SEQ_LENGTH, save_preprocessor
-from contracts import registry
 from modeling.encoder_interface import exceeds_positions
 from training.flag_groups import (define_export_flag, define_model_flags, define_text_flags,
-                               do_lower_case_from_flags, model_files_from_flags)
+                                  do_lower_case_from_flags, model_files_from_flags)
 from training.input_errors import reporting_input_errors
 
 PREPROCESSOR_DIR = "preprocessor"

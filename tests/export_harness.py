@@ -15,11 +15,11 @@ import tensorflow as tf
 from checkpoints.loader import load_into
 from checkpoints.ours import save_weights
 from export.export_hub import export_hub
+from export.export_meta import read_export_meta, write_export_meta
 from export.export_model import export_for_runner, export_model
 from export.hub_encoder import build_hub_model
 from export.warmup import read_warmup_requests
 from families.bert.config import BertConfig
-from tasks.export_meta import read_export_meta, write_export_meta
 from tests.conftest import FIXTURES, ROOT
 
 # A wider initialisation than BERT's 0.02 gives a random encoder features that

@@ -23,7 +23,6 @@ from absl import app, flags
 from checkpoints.companion_files import resolve_model_files
 from contracts import registry
 from contracts.family import UnsupportedTaskError
-
 from training.fine_tuning import FineTuningSettings
 
 FLAGS = flags.FLAGS

@@ -37,8 +37,8 @@ encoder family's text side (`data.text.text_side.text_side_of(config)`: tokenize
 packing): classification, multiple choice,
 tagging (each word's pieces from the text side, word by word) and question
 answering (its windows laid out and its head picked by the family:
-`data.question_answering.features.window_layout`,
-`tasks.question_answering_heads.question_answering_head`) take any family's.
+`tasks.question_answering.features.window_layout`,
+`tasks.question_answering.heads.question_answering_head`) take any family's.
 """
 
 import abc
@@ -164,5 +164,5 @@ class FineTuningTask(Task):
 
     @abc.abstractmethod
     def export_meta(self):
-        """The `tasks.export_meta.ExportMeta` the export rebuilds this task's
+        """The `export.export_meta.ExportMeta` the export rebuilds this task's
         model from, or None when the model is not exported."""

@@ -24,8 +24,8 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from training.task import Task
 from training.step_state import StepState
+from training.task import Task
 from utils.checkpoint_files import remove_temporary_saves, restore_newest
 from utils.files import atomic_write_text
 from utils.output_dir_lock import lock_output_dir

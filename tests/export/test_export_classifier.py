@@ -15,9 +15,9 @@ import tensorflow as tf
 from checkpoints.ours import save_weights
 from data.text.segments import encode_texts
 from data.text.tokenization import FullTokenizer
-from tasks.export_meta import ExportMeta, ExportMetaError, read_export_meta, write_export_meta
+from export.export_meta import ExportMeta, ExportMetaError, read_export_meta, write_export_meta
 from export.export_model import build_task_model, export_for_runner, export_model
-from export.serving_classification import example_protos
+from tasks.classification.serving import example_protos
 from tests.conftest import modes_unlike_plain_writes, umask
 from tests.export_harness import (HOSTILE_TEXTS, TINY_CONFIG, check_warmup_requests, run_fresh,
                                   sentences)

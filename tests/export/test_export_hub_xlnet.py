@@ -15,14 +15,14 @@ import keras
 import numpy as np
 import pytest
 
-from contracts import registry
 from checkpoints.loader import load_into
 from checkpoints.ours import save_weights
+from contracts import registry
 from families.xlnet.encoder import XLNetEncoder
 from tests.conftest import ROOT
 from tests.export_harness import FIT_REPORT, HOSTILE_TEXTS, run_fresh
-from tests.runners.xlnet_release import CONFIG, write_xlnet_release
 from tests.families.xlnet.spiece_model import LINES
+from tests.runners.xlnet_release import CONFIG, write_xlnet_release
 
 PAIR_SEQ_LENGTH = 24
 EXPLICIT_SEQ_LENGTH = 32

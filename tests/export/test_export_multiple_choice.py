@@ -1,6 +1,6 @@
 """The multiple-choice SavedModel in a fresh tensorflow + tensorflow_text
 process: probabilities equal the in-process model's on training packing
-(`data.multiple_choice.features`), on real and hostile text."""
+(`tasks.multiple_choice.features`), on real and hostile text."""
 
 import base64
 import json
@@ -9,10 +9,10 @@ import keras
 import numpy as np
 import pytest
 
-from data.multiple_choice.features import encode_example
 from data.text.tokenization import FullTokenizer
-from tasks.export_meta import ExportMeta
+from export.export_meta import ExportMeta
 from export.export_model import build_task_model, export_for_runner
+from tasks.multiple_choice.features import encode_example
 from tests.export_harness import (HOSTILE_TEXTS, TINY_CONFIG, check_warmup_requests, run_fresh,
                                   sentences)
 

@@ -1,6 +1,6 @@
 """The NER SavedModel in a fresh tensorflow + tensorflow_text process: the
 entities it returns are the ones the training-time windows
-(`data.tagging.features`), the model in process and seqeval's conlleval chunker
+(`tasks.tagging.features`), the model in process and seqeval's conlleval chunker
 give, with character offsets into the input; hostile text included. For BERT
 (basic-tokenizer words, `[CLS]` first) and XLNet (whitespace words,
 SentencePiece, windows padded on the left) with a CRF, whose served tags are
@@ -15,15 +15,15 @@ import pytest
 from seqeval.metrics.sequence_labeling import get_entities
 
 from checkpoints.ours import save_weights
-from data.tagging.conll_reader import TaggedSentence
-from data.tagging.features import build_tagging_features
-from tasks.export_meta import ExportMeta, read_export_meta, write_export_meta
+from export.export_meta import ExportMeta, read_export_meta, write_export_meta
 from export.export_model import build_task_model, export_model
-from modeling.crf import TRANSITIONS_OUTPUT, viterbi_tags
-from modeling.task_models import TokenClassifier
 from families.xlnet.config import XLNetConfig
 from families.xlnet.encoder import XLNetEncoder
-from tasks.tagging_predictions import values_per_word
+from modeling.crf import TRANSITIONS_OUTPUT, viterbi_tags
+from tasks.tagging.conll_reader import TaggedSentence
+from tasks.tagging.features import build_tagging_features
+from tasks.tagging.model import TokenClassifier
+from tasks.tagging.predictions import values_per_word
 from tests.export_harness import (HOSTILE_TEXTS, TINY_CONFIG, check_warmup_requests, run_fresh,
                                   sentences)
 from tests.families.xlnet.spiece_model import learn_spiece_model

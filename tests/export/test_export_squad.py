@@ -1,6 +1,6 @@
 """The SQuAD SavedModels (v1.1 and v2.0) in a fresh tensorflow +
 tensorflow_text process: the served answers are the ones run_squad.py's
-Python post-processing (`tasks/question_answering_answers.py`) predicts for the same
+Python post-processing (`tasks/question_answering/answers.py`) predicts for the same
 model and inputs, on contexts longer than one window and on hostile text."""
 
 import base64
@@ -11,16 +11,16 @@ import keras
 import numpy as np
 import pytest
 
-from data.question_answering.features import convert_examples_to_features
-from data.question_answering.squad_reader import SquadExample, read_squad_file, split_words
 from data.text.segments import stack_inputs
 from data.text.tokenization import FullTokenizer
-from tasks.export_meta import ExportMeta
+from export.export_meta import ExportMeta
 from export.export_model import build_task_model
-from tasks.question_answering_answers import PostprocessConfig, postprocess
+from tasks.question_answering.answers import PostprocessConfig, postprocess
+from tasks.question_answering.features import convert_examples_to_features
+from tasks.question_answering.squad_reader import SquadExample, read_squad_file, split_words
 from tests.conftest import FIXTURES
-from tests.export_harness import (HOSTILE_TEXTS, TINY_CONFIG, check_squad_listing, check_squad_warmup,
-                                  export_squad_version, run_fresh)
+from tests.export_harness import (HOSTILE_TEXTS, TINY_CONFIG, check_squad_listing,
+                                  check_squad_warmup, export_squad_version, run_fresh)
 
 SEQ_LENGTH, DOC_STRIDE, QUERY_LENGTH = 48, 16, 12  # several windows per context
 SQUAD = {"max_query_length": QUERY_LENGTH, "n_best_size": 20, "max_answer_length": 30}

@@ -14,16 +14,16 @@ import keras
 import numpy as np
 import pytest
 
-from data.question_answering.features import convert_examples_to_features
-from data.question_answering.squad_reader import SquadExample, read_squad_file, split_words
 from data.text.segments import stack_inputs
+from export.export_meta import ExportMeta
 from export.export_model import build_task_model
-from families.xlnet.span_labeler import XLNetSpanLabeler
 from families.xlnet.config import XLNetConfig
 from families.xlnet.encoder import XLNetEncoder
-from tasks.export_meta import ExportMeta
-from tasks.question_answering import QuestionAnsweringConfig
 from families.xlnet.question_answering.head import BeamHead
+from families.xlnet.span_labeler import XLNetSpanLabeler
+from tasks.question_answering.features import convert_examples_to_features
+from tasks.question_answering.squad_reader import SquadExample, read_squad_file, split_words
+from tasks.question_answering.task import QuestionAnsweringConfig
 from tests.export_harness import (HOSTILE_TEXTS, check_squad_listing, check_squad_warmup,
                                   export_squad_version, run_fresh)
 from tests.families.xlnet.spiece_model import learn_spiece_model

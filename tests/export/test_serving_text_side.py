@@ -12,8 +12,8 @@ import pytest
 import tensorflow as tf
 
 from contracts import registry
-from export.serving_classification import save_classification
-from export.serving_multiple_choice import save_multiple_choice
+from tasks.classification.serving import save_classification
+from tasks.multiple_choice.serving import save_multiple_choice
 from tests.families.xlnet.spiece_model import learn_spiece_model
 
 SEQ_LENGTH = 16

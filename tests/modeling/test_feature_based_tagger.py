@@ -7,8 +7,8 @@ import tensorflow as tf
 
 from families.bert.config import BertConfig
 from families.bert.encoder import BertEncoder
-from modeling.feature_based_tagger import (LAYER_COMBINATIONS, FeatureBasedTagger,
-                                           LayerCombination, encoder_layer_outputs)
+from tasks.tagging.feature_based_tagger import (LAYER_COMBINATIONS, FeatureBasedTagger,
+                                                LayerCombination, encoder_layer_outputs)
 
 CONFIG = BertConfig(vocab_size=64, hidden_size=16, num_hidden_layers=4, num_attention_heads=2,
                     intermediate_size=32, hidden_dropout_prob=0.5,

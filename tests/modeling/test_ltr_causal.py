@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from families.bert.encoder import BertEncoder
-from modeling.task_models import SequenceClassifier
 from families.bert.pretraining.task import PretrainingTask
+from tasks.classification.model import SequenceClassifier
 from tests.causality import (CUT, SEQ, inputs, outputs_before_and_after_changing_the_tail,
                              sees_only_earlier_tokens)
 from tests.pretraining_records import TINY, write_records

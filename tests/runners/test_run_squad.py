@@ -8,15 +8,15 @@ import sys
 import numpy as np
 import pytest
 
-from data.question_answering.squad_reader import read_squad_file
 from families.xlnet.config import XLNetConfig
-from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
-from training.run_options import RunOptions
-from training.trainer import Trainer
+from tasks.question_answering.squad_reader import read_squad_file
+from tasks.question_answering.task import QuestionAnsweringConfig, QuestionAnsweringTask
 from tests.conftest import FIXTURES, ROOT, read_json, read_squad_predictions
 from tests.families.xlnet.spiece_model import learn_spiece_model
-from tests.tiny_config import TINY_CONFIG
 from tests.families.xlnet.squad import write_squad_v2
+from tests.tiny_config import TINY_CONFIG
+from training.run_options import RunOptions
+from training.trainer import Trainer
 
 V2 = os.path.join(FIXTURES, "squad_v2_tiny.json")
 

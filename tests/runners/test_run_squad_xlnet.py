@@ -13,9 +13,9 @@ import pytest
 import tensorflow as tf
 
 from checkpoints.loader import load_into
-from data.question_answering.squad_reader import read_squad_file
+from export.export_meta import read_export_meta
 from export.export_model import build_task_model
-from tasks.export_meta import read_export_meta
+from tasks.question_answering.squad_reader import read_squad_file
 from tests.conftest import ROOT, read_json, read_squad_predictions
 from tests.families.xlnet.squad import write_squad_v2
 

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from checkpoints.companion_files import resolve_model_files
-from data.classification.glue_readers import GlueReader
 from export.export_model import build_task_model
-from tasks.classification import ClassificationConfig, ClassificationTask
-from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
-from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
-from tasks.tagging import TaggingConfig, TaggingTask
+from tasks.classification.glue_readers import GlueReader
+from tasks.classification.task import ClassificationConfig, ClassificationTask
+from tasks.multiple_choice.task import MultipleChoiceConfig, MultipleChoiceTask
+from tasks.question_answering.task import QuestionAnsweringConfig, QuestionAnsweringTask
+from tasks.tagging.task import TaggingConfig, TaggingTask
 from tests.causality import SEQ, inputs, sees_only_earlier_tokens
 from tests.conftest import FIXTURES
 from tests.tiny_config import TINY_CONFIG

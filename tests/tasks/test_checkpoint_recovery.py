@@ -10,11 +10,11 @@ import os
 import numpy as np
 import pytest
 
-from training.optimization import OptimizerConfig
 from families.bert.pretraining.task import PretrainingTask
+from tests.pretraining_records import TINY, write_records
+from training.optimization import OptimizerConfig
 from training.run_options import RunOptions
 from training.trainer import Trainer
-from tests.pretraining_records import TINY, write_records
 from utils.checkpoint_files import CheckpointDamagedError
 
 NO_DROPOUT = TINY.replace(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)

@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 from sklearn import metrics as sk
 
-from tasks import classification_metrics as m
-from tasks.classification_submission import SUBMISSION_FILES, submission_file_name, write_submission
+from tasks.classification import metrics as m
+from tasks.classification.submission import SUBMISSION_FILES, submission_file_name, write_submission
 from training.learning_rate_sweep import best_run, plan_runs
 
 

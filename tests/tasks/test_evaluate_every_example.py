@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 from checkpoints.loader import load_into
-from data.classification.glue_readers import GlueReader
-from training.fine_tuning import FineTuningSettings, fine_tune
 from families.bert.pretraining.task import PretrainingTask
-from training.run_options import RunOptions
-from tasks.classification import ClassificationConfig, ClassificationTask
-from training.trainer import Trainer
+from tasks.classification.glue_readers import GlueReader
+from tasks.classification.task import ClassificationConfig, ClassificationTask
 from tests.conftest import FIXTURES, ROOT
 from tests.pretraining_records import TINY, write_records
+from training.fine_tuning import FineTuningSettings, fine_tune
+from training.run_options import RunOptions
+from training.trainer import Trainer
 
 # The same float32 forward pass run on batches of another size: kernels may
 # block their sums differently, a few ulps apart (~1e-6 relative), and means

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from contracts import registry
-from tasks.export_meta import ExportMeta, ExportMetaError, read_export_meta, write_export_meta
+from export.export_meta import ExportMeta, ExportMetaError, read_export_meta, write_export_meta
 from tests.tiny_config import TINY_CONFIG
 
 

@@ -13,10 +13,10 @@ import pytest
 
 from checkpoints.ours import save_weights
 from data.text.segments import truncate_pair
-from families.bert.text_side import WordPieceText
 from families.bert.encoder import BertEncoder
-from tasks.feature_extraction import (InputLine, encode_lines, feature_records, layers_model,
-                                      read_input_lines)
+from families.bert.text_side import WordPieceText
+from tasks.feature_extraction.extraction import (InputLine, encode_lines, feature_records,
+                                                 layers_model, read_input_lines)
 from tests.conftest import ROOT
 from tests.references import original_full_tokenizer
 from tests.tiny_config import TINY_CONFIG

@@ -10,13 +10,14 @@ import sys
 import numpy as np
 import pytest
 
-from contracts import registry
 from checkpoints.loader import load_into
+from contracts import registry
 from families.xlnet.encoder import XLNetEncoder
-from tasks.feature_extraction import InputLine, encode_lines, feature_records, layers_model
+from tasks.feature_extraction.extraction import (InputLine, encode_lines, feature_records,
+                                                 layers_model)
 from tests.conftest import ROOT
-from tests.runners.xlnet_release import CONFIG, write_xlnet_release
 from tests.families.xlnet.spiece_model import LINES
+from tests.runners.xlnet_release import CONFIG, write_xlnet_release
 
 SEQ_LENGTH = 48
 LAYERS = [-1, 0]

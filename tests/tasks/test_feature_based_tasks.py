@@ -6,11 +6,11 @@ import keras
 import numpy as np
 import pytest
 
-from data.classification.custom_reader import CustomReader
 from families.elmo.config import ELMoConfig
 from families.elmo.family import L2_COEF
-from modeling.feature_based_models import FeatureBasedClassifier
-from tasks.classification import ClassificationConfig, ClassificationTask
+from tasks.classification.custom_reader import CustomReader
+from tasks.classification.model import FeatureBasedClassifier
+from tasks.classification.task import ClassificationConfig, ClassificationTask
 from training.optimization import OptimizerConfig
 from training.run_options import RunOptions
 from training.trainer import Trainer

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from training.input_errors import reporting_input_errors
-from tasks.tagging import find_split_file
+from tasks.tagging.task import find_split_file
 from tests.conftest import ROOT
+from training.input_errors import reporting_input_errors
 
 RUNNERS = ("run_classifier.py", "run_ner.py", "run_squad.py", "run_swag.py", "extract_features.py")
 

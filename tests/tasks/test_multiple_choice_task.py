@@ -7,8 +7,7 @@ import shutil
 import numpy as np
 import pytest
 
-from tasks.multiple_choice import (MultipleChoiceConfig, MultipleChoiceTask,
-                                        find_split_file)
+from tasks.multiple_choice.task import MultipleChoiceConfig, MultipleChoiceTask, find_split_file
 from tests.conftest import FIXTURES, logits_by_example
 from tests.tiny_config import TINY_CONFIG
 

@@ -12,8 +12,8 @@ import pytest
 from seqeval.metrics import f1_score
 from seqeval.scheme import IOB2
 
-from data.tagging.conll_reader import to_iob2
-from tasks.tagging_metrics import conlleval_report, entity_scores
+from tasks.tagging.conll_reader import to_iob2
+from tasks.tagging.metrics import conlleval_report, entity_scores
 from tests.conftest import FIXTURES
 
 

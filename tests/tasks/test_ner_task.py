@@ -9,19 +9,19 @@ import pytest
 
 from checkpoints.loader import CheckpointMismatchError
 from checkpoints.ours import save_weights
-from data.tagging.conll_reader import TaggedFileError
 from families.bert.encoder import BertEncoder
-from modeling.crf import viterbi_tags
-from tasks.tagging_metrics import entity_scores
-from training.optimization import OptimizerConfig
-from training.run_options import RunOptions
-from tasks.tagging import TaggingConfig, TaggingTask, find_split_file
-from tasks.tagging_predictions import values_per_word
-from training.trainer import Trainer
 from families.xlnet.config import XLNetConfig
+from modeling.crf import viterbi_tags
+from tasks.tagging.conll_reader import TaggedFileError
+from tasks.tagging.metrics import entity_scores
+from tasks.tagging.predictions import values_per_word
+from tasks.tagging.task import TaggingConfig, TaggingTask, find_split_file
 from tests.conftest import FIXTURES
 from tests.families.xlnet.spiece_model import learn_spiece_model
 from tests.tiny_config import TINY_CONFIG
+from training.optimization import OptimizerConfig
+from training.run_options import RunOptions
+from training.trainer import Trainer
 
 DATA = os.path.join(FIXTURES, "conll_tiny")
 

@@ -1,17 +1,17 @@
 """Optimizers against the original BERT update rule, written out in numpy, and
 against torch's AdamW; the schedules against the original codes' formulas."""
 
+import math
+
 import keras
 import numpy as np
 import pytest
 
 from families.bert.encoder import BertEncoder
 from families.bert.pretrainer import BertPretrainer
-import math
-
-from training.optimization import (FUSED_UPDATE_SIZE, Adam, AdamWeightDecay, Lamb, OptimizerConfig, WarmupCosineDecay,
-                                WarmupLinearDecay)
 from tests.pretraining_records import TINY
+from training.optimization import (FUSED_UPDATE_SIZE, Adam, AdamWeightDecay, Lamb, OptimizerConfig,
+                                   WarmupCosineDecay, WarmupLinearDecay)
 
 
 def small_model():

@@ -8,9 +8,9 @@ import collections
 import pytest
 import tensorflow as tf
 
-from export.serving_question_answering import QuestionAnsweringOptions
-from tasks.question_answering_graph_answers import Candidates, choose_answers
 from families.xlnet.question_answering.graph_beam import choose_beam_answers
+from tasks.question_answering.graph_answers import Candidates, choose_answers
+from tasks.question_answering.serving import QuestionAnsweringOptions
 
 ROWS, N_BEST = 3, 4
 Spans = collections.namedtuple("Spans", "keys starts ends")  # as the n-best search keeps them

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from tasks import question_answering_metrics
+from tasks.question_answering import metrics as question_answering_metrics
 
 official_v1 = pytest.importorskip("official.nlp.tools.squad_evaluate_v1_1")
 official_v2 = pytest.importorskip("official.nlp.tools.squad_evaluate_v2_0")

@@ -14,19 +14,21 @@ import pytest
 from checkpoints.loader import CheckpointMismatchError
 from checkpoints.ours import save_weights
 from families.bert.encoder import BertEncoder
-from modeling.encoder_interface import build_encoder, check_encoder
-from modeling.feature_based_tagger import FeatureBasedTagger
-from modeling.task_models import (SequenceClassifier, MultipleChoiceClassifier, SpanLabeler,
-                                  TokenClassifier)
-from training.task import FineTuningTask, Task
-from tasks.classification import ClassificationTask
-from training.flag_groups import family_vocabulary_flags
-from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
 from families.bert.pretraining.task import PretrainingTask
-from tasks.question_answering import QuestionAnsweringTask
-from tasks.tagging import TaggingTask
+from modeling.encoder_interface import build_encoder, check_encoder
+from tasks.classification.model import SequenceClassifier
+from tasks.classification.task import ClassificationTask
+from tasks.multiple_choice.model import MultipleChoiceClassifier
+from tasks.multiple_choice.task import MultipleChoiceConfig, MultipleChoiceTask
+from tasks.question_answering.model import SpanLabeler
+from tasks.question_answering.task import QuestionAnsweringTask
+from tasks.tagging.feature_based_tagger import FeatureBasedTagger
+from tasks.tagging.model import TokenClassifier
+from tasks.tagging.task import TaggingTask
 from tests.conftest import ROOT
 from tests.tiny_config import TINY_CONFIG
+from training.flag_groups import family_vocabulary_flags
+from training.task import FineTuningTask, Task
 
 # Four layers for the feature-based tagger's combinations of the last four.
 CONFIG = TINY_CONFIG.replace(num_hidden_layers=4)

@@ -11,17 +11,17 @@ import pytest
 import tensorflow as tf
 
 from checkpoints.loader import CheckpointMismatchError
-from families.bert.pretraining.config import MaskingOptions
 from data.pretraining.corpus_reader import CorpusError
 from data.pretraining.dataset import RecordLayoutError
-from families.bert.pretraining.tf_masking import DynamicMasker
 from data.text.vocab import Vocab
-from training.optimization import OptimizerConfig
+from families.bert.pretraining.config import MaskingOptions
 from families.bert.pretraining.task import PretrainingTask
-from training.run_options import RunOptions
-from training.trainer import Trainer, write_results
+from families.bert.pretraining.tf_masking import DynamicMasker
 from tests.conftest import ROOT
 from tests.pretraining_records import TINY, write_records
+from training.optimization import OptimizerConfig
+from training.run_options import RunOptions
+from training.trainer import Trainer, write_results
 from utils.output_dir_lock import OutputDirError
 
 NO_DROPOUT = TINY.replace(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)

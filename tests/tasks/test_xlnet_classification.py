@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.classification.glue_readers import GlueReader
+from export.export_meta import read_export_meta, write_export_meta
 from export.export_model import export_model
 from families.xlnet.config import XLNetConfig
 from families.xlnet.encoder import XLNetEncoder
-from tasks.classification import ClassificationConfig, ClassificationTask
-from tasks.export_meta import read_export_meta, write_export_meta
+from tasks.classification.glue_readers import GlueReader
+from tasks.classification.task import ClassificationConfig, ClassificationTask
 from tests.conftest import FIXTURES
 from tests.families.xlnet.spiece_model import learn_spiece_model
 

@@ -3,7 +3,7 @@ prediction, on records of `create_xlnet_pretraining_data.py` (or the original's)
 
 Each example's loss is the mean cross-entropy over its `num_predict` targets
 (the original averages over the targets of the whole batch; see
-`tasks/pretraining_losses.py` for why per example). The factorisation orders
+`tasks/pretraining/losses.py` for why per example). The factorisation orders
 are drawn in tf.data (`families.xlnet.pretraining.permutation`), new every epoch;
 evaluation reads the records once, in order, with the orders of the first epoch.
 
@@ -22,10 +22,10 @@ import tensorflow as tf
 from keras import ops
 
 from data.pretraining.corpus_reader import expand_input_files
-from families.xlnet.pretraining.dataset import xlnet_pretraining_dataset
 from families.xlnet.pretrainer import XLNetPretrainer
+from families.xlnet.pretraining.dataset import xlnet_pretraining_dataset
+from tasks.pretraining.losses import _weighted_mean, masked_lm_losses
 from training.task import Task
-from tasks.pretraining_losses import _weighted_mean, masked_lm_losses
 
 # Dataset features -> the backbone's input names.
 _INPUTS = {"input_k": "input_ids", "seg_id": "segment_ids", "perm_mask": "perm_mask",

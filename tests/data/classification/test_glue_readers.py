@@ -6,13 +6,13 @@ import os
 import numpy as np
 import pytest
 
-from data.classification.custom_reader import CustomReader
-from data.classification.examples import BadRowError
-from data.classification.features import cached_tfrecord, encode_examples, parse_batch
-from data.classification.glue_readers import GLUE_TASKS, GlueReader, glue_task
-from data.text.text_side import as_text_side
 from data.text.segments import truncate_pair
+from data.text.text_side import as_text_side
 from data.text.tokenization import FullTokenizer
+from tasks.classification.custom_reader import CustomReader
+from tasks.classification.examples import BadRowError
+from tasks.classification.features import cached_tfrecord, encode_examples, parse_batch
+from tasks.classification.glue_readers import GLUE_TASKS, GlueReader, glue_task
 from tests.conftest import FIXTURES, shared_path
 
 

@@ -5,9 +5,9 @@ import os
 import numpy as np
 import pytest
 
-from data.multiple_choice.features import NO_LABEL, encode_examples
-from data.multiple_choice.swag_reader import MultipleChoiceExample, read_multiple_choice_file
 from data.text.tokenization import FullTokenizer
+from tasks.multiple_choice.features import NO_LABEL, encode_examples
+from tasks.multiple_choice.swag_reader import MultipleChoiceExample, read_multiple_choice_file
 from tests.conftest import FIXTURES
 
 

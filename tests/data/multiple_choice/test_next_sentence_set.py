@@ -3,8 +3,8 @@
 import json
 import random
 
-from data.multiple_choice.swag_reader import read_multiple_choice_file
 from scripts.make_next_sentence_choice_set import main, make_examples, read_articles
+from tasks.multiple_choice.swag_reader import read_multiple_choice_file
 
 
 def _article(title, topic, paragraphs=2, sentences=4):

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from data.multiple_choice.swag_reader import MultipleChoiceFormatError, read_multiple_choice_file
+from tasks.multiple_choice.swag_reader import MultipleChoiceFormatError, read_multiple_choice_file
 from tests.conftest import FIXTURES
 
 

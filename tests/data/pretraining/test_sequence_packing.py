@@ -12,18 +12,18 @@ import tensorflow as tf
 from benchmarks.packed_pretraining import synthetic_instances
 from data.pretraining import features as F
 from data.pretraining.dataset import RecordLayoutError, pretraining_dataset
-from families.bert.pretraining.sequence_packing import pack_lengths, pack_rows
 from families.bert.encoder import BertEncoder
-from modeling.masks import position_ids_from_input_mask
 from families.bert.pretrainer import BertPretrainer
-from pack_pretraining_data import pack_pretraining_files
-from training.optimization import OptimizerConfig
-from tasks.pretraining_losses import pretraining_loss
+from families.bert.pretraining.sequence_packing import pack_lengths, pack_rows
 from families.bert.pretraining.task import PretrainingTask
-from training.run_options import RunOptions
-from training.trainer import Trainer
+from modeling.masks import position_ids_from_input_mask
+from pack_pretraining_data import pack_pretraining_files
+from tasks.pretraining.losses import pretraining_loss
 from tests.conftest import ROOT
 from tests.pretraining_records import TINY, write_records
+from training.optimization import OptimizerConfig
+from training.run_options import RunOptions
+from training.trainer import Trainer
 
 NO_DROPOUT = TINY.replace(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
 

@@ -7,8 +7,8 @@ import os
 import numpy as np
 import pytest
 
-from data.question_answering import features as squad_features, squad_reader
 from data.text.tokenization import FullTokenizer
+from tasks.question_answering import features as squad_features, squad_reader
 from tests.conftest import FIXTURES
 
 squad_lib = pytest.importorskip("official.nlp.data.squad_lib")

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from data.tagging.conll_reader import (TaggedFileError, check_labels, labels_from_sentences,
-                               read_tagged_file, to_iob2)
+from tasks.tagging.conll_reader import (TaggedFileError, check_labels, labels_from_sentences,
+                                        read_tagged_file, to_iob2)
 from tests.conftest import FIXTURES, shared_path
 
 TINY = os.path.join(FIXTURES, "conll_tiny")

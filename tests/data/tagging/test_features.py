@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contracts import registry
-from data.tagging.conll_reader import TaggedSentence, labels_from_sentences, read_tagged_file
-from data.tagging.features import build_tagging_features, owning_windows, plan_windows
 from data.text.tokenization import FullTokenizer
-from tasks.tagging_predictions import values_per_word
+from tasks.tagging.conll_reader import TaggedSentence, labels_from_sentences, read_tagged_file
+from tasks.tagging.features import build_tagging_features, owning_windows, plan_windows
+from tasks.tagging.predictions import values_per_word
 from tests.conftest import FIXTURES
 from tests.families.xlnet.spiece_model import learn_spiece_model
 

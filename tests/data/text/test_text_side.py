@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.text.text_side import as_text_side
 from contracts import registry
 from data.text.segments import encode_texts, pack_ids
-from data.text.text_side import TextPacker
+from data.text.text_side import TextPacker, as_text_side
 from data.text.tokenization import FullTokenizer
 from families.xlnet.segments import pack_xlnet_ids
 from tests.families.xlnet.spiece_model import learn_spiece_model

@@ -9,10 +9,10 @@ import pytest
 
 from contracts import registry
 from families.xlnet.checkpoints.parts import load_hf_xlnet
-from modeling.encoder_interface import build_encoder, check_encoder
-from modeling.task_models import SequenceClassifier
-from families.xlnet.sequence_summary import XLNetClassificationHead
 from families.xlnet.encoder import XLNetEncoder
+from families.xlnet.sequence_summary import XLNetClassificationHead
+from modeling.encoder_interface import build_encoder, check_encoder
+from tasks.classification.model import SequenceClassifier
 from tests.families.xlnet.cases import TINY, fine_tuning_inputs
 
 torch = pytest.importorskip("torch")
