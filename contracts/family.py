@@ -50,8 +50,7 @@ class Family:
     encoder built from one (see `modeling.encoder_interface`), `text_side` its
     `data.text.text_side.TextSide` class (vocabulary file names, lower-case
     default, tokenizers, packing); `tiny_preset` a preset small enough for
-    tests and demos. `command_lines` are its own scripts at the repository root
-    (data writers, vocabulary builders). `hub_model(config)` makes what the TF Hub encoder
+    tests and demos. `hub_model(config)` makes what the TF Hub encoder
     SavedModel holds (None: the encoder alone). `hub_module(export_dir, encoder)`
     writes a TF Hub module of the family's own published layout (ELMo's) that
     `export.export_hub` adds beside the pair, in `<export_dir>/<name>`. `checkpoint_formats` are the
@@ -104,7 +103,6 @@ class Family:
     question_answering: QuestionAnswering = None
     feature_based: FeatureBased = None
     layer_combinations: bool = False
-    command_lines: tuple = ()
     tasks: tuple = task_registry.names()
     language_model: object = None
 

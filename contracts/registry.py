@@ -31,6 +31,14 @@ def names():
     return tuple(FAMILY_MODULES)
 
 
+def home(name):
+    """The package of the family `name`'s home ("families.bert"), without importing
+    its record: where `main.py` finds its half of the main job."""
+    if name not in FAMILY_MODULES:
+        raise UnknownFamilyError(f"unknown model family {name!r}; registered: {', '.join(names())}")
+    return FAMILY_MODULES[name].rsplit(".", 1)[0]
+
+
 def family(name):
     """The `Family` record registered as `name`."""
     if name not in FAMILY_MODULES:

@@ -46,6 +46,4 @@ FAMILY = Family(
     checkpoint_formats=FORMATS, foreign_config=foreign_config, foreign_vocabulary=foreign_vocabulary,
     convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
     layer_combinations=True, pretraining="families.bert.pretraining.run",
-    comparison="families.bert.comparison",
-    command_lines=("build_vocab.py", "create_pretraining_data.py", "pack_pretraining_data.py",
-                   "data/build_vocab.py", "data/create_pretraining_data.py", "data/pack_pretraining_data.py"))
+    comparison="families.bert.comparison")

@@ -24,6 +24,5 @@ FAMILY = Family(
     convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
     hub_module=save_hub_module, pretraining="families.elmo.pretraining.run",
     comparison="families.elmo.comparison",
-    command_lines=("build_elmo_vocab.py", "create_elmo_pretraining_data.py"),
     feature_based=FeatureBased(mix=functools.partial(ScalarMix, l2_coef=L2_COEF)),
     question_answering=QuestionAnswering(QuestionFirst, StartEndHead, WordReader))

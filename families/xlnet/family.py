@@ -25,5 +25,4 @@ FAMILY = Family(
         ParagraphFirst, BeamHead, BeamReader,
         flags=(("start_n_top", 5, "top starts kept per window (the original's flag)."),
                ("end_n_top", 5, "top ends kept per start (the original's flag)."))),
-    pretraining="families.xlnet.pretraining.run", comparison="families.xlnet.comparison",
-    command_lines=("build_spm_vocab.py", "create_xlnet_pretraining_data.py"))
+    pretraining="families.xlnet.pretraining.run", comparison="families.xlnet.comparison")

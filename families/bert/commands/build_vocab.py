@@ -19,7 +19,7 @@ import importlib.util
 import os
 import sys
 
-from absl import app, flags, logging
+from absl import flags, logging
 
 from data.pretraining.corpus_reader import CorpusError, ReadStats, decode_line, expand_input_files
 from data.text.cached_tokenizer import ChunkCache
@@ -95,6 +95,9 @@ def define_flags():
     flags.DEFINE_integer("max_unique_chars", 1000, "Largest alphabet; words with rarer characters are not learned from.")
 
 
+REQUIRED = ("input_file", "output_file")
+
+
 def main(argv):
     del argv
     try:
@@ -110,9 +113,3 @@ def main(argv):
         sys.exit(f"error: {e}")
     atomic_write_text(FLAGS.output_file, "".join(token + "\n" for token in vocab))
     logging.info("wrote %d tokens to %s", len(vocab), FLAGS.output_file)
-
-
-if __name__ == "__main__":
-    define_flags()
-    flags.mark_flags_as_required(["input_file", "output_file"])
-    app.run(main)

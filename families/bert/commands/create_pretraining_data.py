@@ -20,39 +20,45 @@ Example:
 """
 
 
-from absl import app, flags
+from absl import flags
 
-from families.bert.pretraining.chunks import ChunkProcessor
-from families.bert.pretraining.config import OBJECTIVES, MaskingOptions, PretrainingDataConfig
 from data.pretraining import command_line
 from data.pretraining.writer import summary_lines
 from data.text.vocab import VocabError
+from families.bert.pretraining.chunks import ChunkProcessor
+from families.bert.pretraining.config import OBJECTIVES, MaskingOptions, PretrainingDataConfig
 
 FLAGS = flags.FLAGS
-command_line.define_writer_flags("Documents per unit of work; random next segments come from it.")
 
-flags.DEFINE_string("vocab_file", None, "The vocabulary file that the BERT model was trained on.")
-flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (True for uncased models).")
-flags.DEFINE_bool("do_whole_word_mask", False, "Mask whole words rather than single word pieces.")
-flags.DEFINE_integer("max_seq_length", 128, "Maximum sequence length.")
-flags.DEFINE_integer("max_predictions_per_seq", 20, "Maximum number of masked LM predictions per sequence.")
-flags.DEFINE_integer("random_seed", 12345, "Random seed for data generation.")
-flags.DEFINE_integer("dupe_factor", 10, "Number of times to duplicate the input data (with different masks).")
-flags.DEFINE_float("masked_lm_prob", 0.15, "Masked LM probability.")
-flags.DEFINE_float("short_seq_prob", 0.1, "Probability of a shorter than maximum target length per document.")
 
-flags.DEFINE_enum(
-    "objective",
-    "mlm_nsp",
-    OBJECTIVES,
-    "mlm_nsp: sentence pairs, masked LM and next-sentence labels (BERT). "
-    "mlm: single contiguous segments, masked LM, no next_sentence_labels (No NSP). "
-    "ltr: single segments unmasked, masked_lm_* holding every "
-    "position's next token, max_seq_length wide (LTR & No NSP).",
-)
-flags.DEFINE_float("mask_token_rate", 0.8, "Share of masked-LM targets replaced by [MASK].")
-flags.DEFINE_float("random_token_rate", 0.1, "Share replaced by a random token; the rest are kept.")
-flags.DEFINE_integer("max_ngram_size", 1, "Mask n-grams of up to this many whole words (needs --do_whole_word_mask).")
+def define_flags():
+    """Its flags: google-research's, then additions."""
+    command_line.define_writer_flags("Documents per unit of work; random next segments come from it.")
+    flags.DEFINE_string("vocab_file", None, "The vocabulary file that the BERT model was trained on.")
+    flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (True for uncased models).")
+    flags.DEFINE_bool("do_whole_word_mask", False, "Mask whole words rather than single word pieces.")
+    flags.DEFINE_integer("max_seq_length", 128, "Maximum sequence length.")
+    flags.DEFINE_integer("max_predictions_per_seq", 20, "Maximum number of masked LM predictions per sequence.")
+    flags.DEFINE_integer("random_seed", 12345, "Random seed for data generation.")
+    flags.DEFINE_integer("dupe_factor", 10, "Number of times to duplicate the input data (with different masks).")
+    flags.DEFINE_float("masked_lm_prob", 0.15, "Masked LM probability.")
+    flags.DEFINE_float("short_seq_prob", 0.1, "Probability of a shorter than maximum target length per document.")
+    flags.DEFINE_enum(
+        "objective",
+        "mlm_nsp",
+        OBJECTIVES,
+        "mlm_nsp: sentence pairs, masked LM and next-sentence labels (BERT). "
+        "mlm: single contiguous segments, masked LM, no next_sentence_labels (No NSP). "
+        "ltr: single segments unmasked, masked_lm_* holding every "
+        "position's next token, max_seq_length wide (LTR & No NSP).",
+    )
+    flags.DEFINE_float("mask_token_rate", 0.8, "Share of masked-LM targets replaced by [MASK].")
+    flags.DEFINE_float("random_token_rate", 0.1, "Share replaced by a random token; the rest are kept.")
+    flags.DEFINE_integer("max_ngram_size", 1, "Mask n-grams of up to this many whole words (needs --do_whole_word_mask).")
+
+
+REQUIRED = ("input_file", "output_file", "vocab_file")
+parse_flags = command_line.parse_flags  # options it does not define go to Beam with --runner
 
 
 def config_from_flags():
@@ -78,8 +84,3 @@ def main(argv):
     command_line.write_and_report(
         config_from_flags, FLAGS.vocab_file, FLAGS.do_lower_case, ChunkProcessor, argv,
         lambda counts: summary_lines(counts, config_from_flags()), errors=(VocabError,))
-
-
-if __name__ == "__main__":
-    flags.mark_flags_as_required(["input_file", "output_file", "vocab_file"])
-    app.run(main, flags_parser=command_line.parse_flags)

@@ -25,11 +25,11 @@ from data.pretraining.corpus_reader import CorpusError, expand_input_files
 from data.pretraining.dataset import check_first_record, feature_spec, files_with_records
 from data.pretraining.output_names import leftovers
 from data.pretraining.ragged_bytes import RaggedBytes
-from data.pretraining.records_metadata import (RecordLayoutError, check_settings, read_metadata, remove_metadata,
-                                               write_metadata)
-from families.bert.pretraining.sequence_packing import pack_lengths, pack_rows
+from data.pretraining.records_metadata import (RecordLayoutError, check_settings, read_metadata,
+                                               remove_metadata, write_metadata)
 from data.pretraining.tfrecord_writer import frame_records
 from data.pretraining.writer import locked_outputs, remove_files
+from families.bert.pretraining.sequence_packing import pack_lengths, pack_rows
 from utils.files import atomic_output
 from utils.output_dir_lock import OutputDirError
 
@@ -119,6 +119,9 @@ def define_flags():
     flags.DEFINE_integer("random_seed", 12345, "Seed of the row order.")
 
 
+REQUIRED = ()  # main names the missing ones itself
+
+
 def main(argv):
     del argv
     for name in ("input_file", "output_file"):
@@ -132,8 +135,3 @@ def main(argv):
         sys.exit(f"error: {e}")
     logging.info("%d instances in %d rows; padding %.1f%% -> %.1f%% of tokens", stats["instances"],
                  stats["rows"], 100 * stats["padding_share_before"], 100 * stats["padding_share_after"])
-
-
-if __name__ == "__main__":
-    define_flags()
-    app.run(main)

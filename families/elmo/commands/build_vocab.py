@@ -5,23 +5,31 @@ word (`families.elmo.characters.split_words`, case kept) seen at least
 (its sampled softmax draws low ids more often). Written atomically.
 
 Example:
-  python build_elmo_vocab.py --input_file='corpus/*.txt' --vocab_file=vocab.txt \\
+  python build_vocab.py --model=elmo --input_file='corpus/*.txt' --vocab_file=vocab.txt \\
     --min_count=3 --max_size=800000
 """
 
 import sys
 
-from absl import app, flags, logging
+from absl import flags, logging
 
-from data.pretraining.corpus_reader import CorpusError, ReadStats, expand_input_files, read_documents
+from data.family_commands import command_name
+from data.pretraining.corpus_reader import (CorpusError, ReadStats, expand_input_files,
+                                            read_documents)
 from families.elmo.pretraining.vocabulary import count_words, vocabulary_words, write_vocabulary
 
-flags.DEFINE_string("input_file", None, "Comma-separated text files or globs, one sentence per line.")
-flags.DEFINE_string("vocab_file", "vocab.txt", "Where the vocabulary is written.")
-flags.DEFINE_integer("min_count", 1, "Least times a word is seen to be kept.")
-flags.DEFINE_integer("max_size", None, "Most entries, the three special tokens included.")
-flags.mark_flag_as_required("input_file")
 FLAGS = flags.FLAGS
+
+
+def define_flags():
+    """Its flags."""
+    flags.DEFINE_string("input_file", None, "Comma-separated text files or globs, one sentence per line.")
+    flags.DEFINE_string("vocab_file", "vocab.txt", "Where the vocabulary is written.")
+    flags.DEFINE_integer("min_count", 1, "Least times a word is seen to be kept.")
+    flags.DEFINE_integer("max_size", None, "Most entries, the three special tokens included.")
+
+
+REQUIRED = ("input_file",)
 
 
 def main(_):
@@ -31,12 +39,8 @@ def main(_):
         words = vocabulary_words(counts, FLAGS.min_count, FLAGS.max_size)
         write_vocabulary(words, FLAGS.vocab_file)
     except (CorpusError, OSError) as e:
-        sys.exit(f"build_elmo_vocab.py: {e}")
+        sys.exit(f"{command_name()}: {e}")
     kept = sum(counts[w] for w in words)
     logging.info("%s: %d entries from %d lines of %d files; they cover %.2f%% of the %d words read",
                  FLAGS.vocab_file, len(words), stats.lines, stats.files,
                  100 * kept / max(sum(counts.values()), 1), sum(counts.values()))
-
-
-if __name__ == "__main__":
-    app.run(main)

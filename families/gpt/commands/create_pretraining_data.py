@@ -13,33 +13,35 @@ an Apache Beam pipeline writes the same records on that runner
 listed rather than stopping the job.
 
 Example:
-  python create_gpt_pretraining_data.py --input_file=corpus/*.txt \\
+  python create_pretraining_data.py --model=gpt --input_file=corpus/*.txt \\
     --output_file=out/gpt.tfrecord --output_shards=4 --vocab_file=encoder_bpe_40000.json \\
     --max_seq_length=512 --num_workers=2
 """
 
-from absl import app, flags
+from absl import flags
 
 from data.pretraining import command_line
 from families.gpt.pretraining.chunks import GPTChunkProcessor, summary_lines
 from families.gpt.pretraining.config import GPTDataConfig
 
 FLAGS = flags.FLAGS
-command_line.define_writer_flags("Documents per token stream (unit of work).")
 
-flags.DEFINE_string("vocab_file", None, "The BPE encoder (encoder_bpe_<n>.json, with vocab_<n>.bpe "
-                    "beside it; build_bpe_vocab.py).")
-flags.DEFINE_integer("max_seq_length", 512, "Tokens per window.")
-flags.DEFINE_bool("original_tokenizer", False, "Tokenize with the original Python pipeline (ftfy, "
-                  "spaCy) rather than the in-graph tokenizer that fine-tuning and exports use.")
+
+def define_flags():
+    """Its flags."""
+    command_line.define_writer_flags("Documents per token stream (unit of work).")
+    flags.DEFINE_string("vocab_file", None, "The BPE encoder (encoder_bpe_<n>.json, with vocab_<n>.bpe "
+                        "beside it; build_vocab.py --model=gpt).")
+    flags.DEFINE_integer("max_seq_length", 512, "Tokens per window.")
+    flags.DEFINE_bool("original_tokenizer", False, "Tokenize with the original Python pipeline (ftfy, "
+                      "spaCy) rather than the in-graph tokenizer that fine-tuning and exports use.")
+
+
+REQUIRED = ("input_file", "output_file", "vocab_file")
+parse_flags = command_line.parse_flags  # options it does not define go to Beam with --runner
 
 
 def main(argv):
     command_line.write_and_report(
         lambda: GPTDataConfig(max_seq_length=FLAGS.max_seq_length, original_tokenizer=FLAGS.original_tokenizer),
         FLAGS.vocab_file, True, GPTChunkProcessor, argv, summary_lines)
-
-
-if __name__ == "__main__":
-    flags.mark_flags_as_required(["input_file", "output_file", "vocab_file"])
-    app.run(main, flags_parser=command_line.parse_flags)

@@ -12,12 +12,12 @@ import tensorflow as tf
 from benchmarks.packed_pretraining import synthetic_instances
 from data.pretraining import features as F
 from data.pretraining.dataset import RecordLayoutError, pretraining_dataset
+from families.bert.commands.pack_pretraining_data import pack_pretraining_files
 from families.bert.encoder import BertEncoder
 from families.bert.pretrainer import BertPretrainer
 from families.bert.pretraining.sequence_packing import pack_lengths, pack_rows
 from families.bert.pretraining.task import PretrainingTask
 from modeling.masks import position_ids_from_input_mask
-from pack_pretraining_data import pack_pretraining_files
 from tasks.pretraining.losses import pretraining_loss
 from tests.conftest import ROOT
 from tests.pretraining_records import TINY, write_records

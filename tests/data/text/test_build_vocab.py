@@ -7,11 +7,10 @@ import sys
 
 import pytest
 
-from tests.conftest import FIXTURES, ROOT
-
-from build_vocab import learn_vocabulary, reserved_tokens
 from data.text.tokenization import FullTokenizer
 from data.text.vocab import Vocab
+from families.bert.commands.build_vocab import learn_vocabulary, reserved_tokens
+from tests.conftest import FIXTURES, ROOT
 
 CORPUS = os.path.join(FIXTURES, "pretraining_corpus.txt")
 

@@ -1,0 +1,7 @@
+"""Learns XLNet's SentencePiece model: `python build_vocab.py --model=xlnet` under the name
+earlier versions documented, with the same flags."""
+
+from data import family_commands
+
+if __name__ == "__main__":
+    family_commands.run("build_vocab", family="xlnet")
