@@ -17,7 +17,7 @@ gold answers. They differ in details that change scores, kept here:
   the official script does (`best_exact`, `best_f1` and their thresholds).
 
 Scores are percentages, under the official scripts' key names.
-`tests/tasks/test_squad_metrics.py` checks them against the scripts shipped in
+`tests/tasks/question_answering/test_metrics.py` checks them against the scripts shipped in
 tf-models-official (`official.nlp.tools.squad_evaluate_v1_1`, `..._v2_0`).
 """
 

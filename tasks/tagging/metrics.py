@@ -5,7 +5,7 @@ sentence so no chunk crosses a sentence break. It follows conlleval's rules,
 so IOB1, IOB2 and a mix of both give the same chunks, and an `I-X` after `O`
 or after another type opens a chunk. (seqeval's strict IOB2 mode differs
 there: it drops such chunks.) A predicted chunk is correct when a gold chunk
-has the same type, start and end. `tests/tasks/test_ner_metrics.py` compares
+has the same type, start and end. `tests/tasks/tagging/test_metrics.py` compares
 `conlleval_report` with conlleval's recorded output on tricky fixtures.
 
 Example:

@@ -173,7 +173,7 @@ import json, sys
 import tensorflow as tf
 cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-from tests.tasks.test_trainer import inference
+from tests.training.test_trainer import inference
 print(json.dumps(inference(sys.argv[1], sys.argv[2], distribution_strategy="mirrored")))
 """
 
