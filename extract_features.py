@@ -1,5 +1,5 @@
-"""Extracts per-token activations of chosen encoder layers (BERT or XLNet) to
-JSON lines, as the original `extract_features.py` (same flags, same output
+"""Extracts per-token activations of chosen encoder layers (any family: BERT, XLNet,
+OpenAI GPT, ELMo) to JSON lines, as the original `extract_features.py` (same flags, same output
 layout, plus each token's character span in the input text; see
 tasks/feature_extraction/extraction.py).
 

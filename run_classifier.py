@@ -1,6 +1,7 @@
-"""Fine-tunes BERT or XLNet for sentence and sentence-pair classification: every GLUE
-task (CoLA, SST-2, MRPC, QQP, STS-B, MNLI, QNLI, RTE, WNLI), XNLI, and the
-user's own TSV / CSV / JSON-lines data (`--task_name=custom`).
+"""Fine-tunes any family (BERT, XLNet, OpenAI GPT, ELMo: the config picks it) for
+sentence and sentence-pair classification: every GLUE task (CoLA, SST-2, MRPC, QQP,
+STS-B, MNLI, QNLI, RTE, WNLI), XNLI, and the user's own TSV / CSV / JSON-lines
+data (`--task_name=custom`). The task is `tasks/classification/`.
 
 The original command lines run unchanged:
 

@@ -1,4 +1,5 @@
-"""Fine-tunes BERT or XLNet for token tagging: CoNLL-2003 NER, or any IOB-tagged token file.
+"""Fine-tunes any family (BERT, XLNet, OpenAI GPT, ELMo: the config picks it) for token
+tagging: CoNLL-2003 NER, or any IOB-tagged token file. The task is `tasks/tagging/`.
 
     python run_ner.py --data_dir=conll2003 --vocab_file=uncased_L-12_H-768_A-12/vocab.txt \\
         --bert_config_file=uncased_L-12_H-768_A-12/bert_config.json \\

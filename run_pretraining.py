@@ -1,7 +1,7 @@
-"""Pretrains BERT on TFRecords from `create_pretraining_data.py`; with
-`--model=xlnet` XLNet on TFRecords from `create_xlnet_pretraining_data.py`,
-with `--model=gpt` OpenAI GPT on TFRecords from `create_gpt_pretraining_data.py`,
-with `--model=elmo` ELMo's biLM on TFRecords from `create_elmo_pretraining_data.py`.
+"""Pretrains the family `--model` names (BERT by default; `xlnet`, `gpt`, `elmo`: ELMo's
+biLM) on the TFRecords `create_pretraining_data.py --model=<the same>` writes. Each
+family's part (its flags, task and checks) is the module its record's `pretraining`
+names (`families/<name>/pretraining/run.py`).
 
 Flags keep google-research/bert's names, so published command lines run
 unchanged; the shared run flags (strategy, precision, checkpoints, ...) are in

@@ -1,4 +1,5 @@
-"""Fine-tunes BERT, XLNet or OpenAI GPT for extractive question answering on SQuAD v1.1 or v2.0.
+"""Fine-tunes any family (BERT, XLNet, OpenAI GPT, ELMo: the config picks it) for extractive
+question answering on SQuAD v1.1 or v2.0. The task is `tasks/question_answering/`.
 
 The original command lines run unchanged:
 

@@ -1,4 +1,5 @@
-"""Fine-tunes BERT or XLNet for multiple choice: SWAG, or any JSON-lines set of N endings.
+"""Fine-tunes any family (BERT, XLNet, OpenAI GPT, ELMo: the config picks it) for multiple
+choice: SWAG, or any JSON-lines set of N endings. The task is `tasks/multiple_choice/`.
 
 `data_dir` holds `train`, `val` (or `dev`) and `test` files, `.csv` in SWAG's
 layout or `.jsonl` (see tasks/multiple_choice/swag_reader.py). `--do_eval` writes

@@ -44,5 +44,6 @@ def task(name):
     for record in tasks():
         if name in record.aliases:
             return record
-    raise UnknownTaskError(f"unknown task {name!r}; registered: {', '.join(names())} (read as "
-                           "theirs: " + ", ".join(a for r in tasks() for a in r.aliases) + ")")
+    earlier = ", ".join(alias for record in tasks() for alias in record.aliases)
+    raise UnknownTaskError(f"unknown task {name!r}; registered: {', '.join(names())} (and the names "
+                           f"earlier versions wrote: {earlier})")

@@ -1,4 +1,5 @@
-"""Writes the TF Hub pair from any checkpoint we read, BERT or XLNet.
+"""Writes the TF Hub pair from any checkpoint we read, of any family (BERT, XLNet,
+OpenAI GPT, ELMo).
 
   python -m export.export_hub --init_checkpoint=uncased_L-12_H-768_A-12/bert_model.ckpt \\
       --bert_config_file=uncased_L-12_H-768_A-12/bert_config.json \\

@@ -140,7 +140,7 @@ def model_files_from_flags(task=None):
     --bert_config_file, --preset and what lies beside --init_checkpoint
     (`checkpoints.companion_files`): the config picks the family, the family its
     vocabulary (BERT's vocab.txt, XLNet's spiece.model). A `task` (one of
-    `contracts.family.TASKS`) the family's record does not list is a usage error."""
+    `contracts.task_registry`) the family's record does not list is a usage error."""
     vocab_file, config = resolve_model_files(vocab_file_from_flags(), FLAGS.bert_config_file, FLAGS.preset,
                                              FLAGS.init_checkpoint)
     if task is not None:

@@ -51,6 +51,29 @@ def test_older_files_with_only_bert_config_read_as_before(written, tmp_path):
                               label_list=("a", "b"), task_model=meta.task_model)
 
 
+@pytest.mark.parametrize("earlier, task, fields", [
+    ("regression", "classification", {"label_list": None}),
+    ("ner", "tagging", {}),
+    ("squad", "question_answering", {"label_list": None, "doc_stride": 128, "squad": {
+        "max_query_length": 64, "n_best_size": 20, "max_answer_length": 30,
+        "version_2_with_negative": False, "null_score_diff_threshold": 0.0}})])
+def test_task_names_of_earlier_versions_are_read_as_todays(written, tmp_path, earlier, task, fields):
+    _, path = written
+    _rewrite(path, lambda v: v.update({"task": earlier, **fields}))
+    assert read_export_meta(str(tmp_path)).task == task
+    write_export_meta(str(tmp_path), read_export_meta(str(tmp_path)))
+    with open(path) as f:
+        assert json.load(f)["task"] == task
+
+
+def test_an_unknown_task_is_named_with_the_registered_ones(written, tmp_path):
+    _, path = written
+    _rewrite(path, lambda v: v.update({"task": "summarization"}))
+    with pytest.raises(ExportMetaError, match=r"export_meta.json: unknown task 'summarization'; "
+                                              r"registered: classification, question_answering"):
+        read_export_meta(str(tmp_path))
+
+
 def test_causal_attention_travels_in_the_encoder_config(tmp_path, uncased_vocab_file):
     causal = TINY_CONFIG.replace(causal_attention=True)
     path = write_export_meta(str(tmp_path), ExportMeta("classification", causal,

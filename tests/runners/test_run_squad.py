@@ -54,7 +54,7 @@ def test_train_and_predict_write_well_formed_outputs(tmp_path, uncased_vocab_fil
     for key in ("exact", "f1", "best_exact", "best_f1"):
         assert 0.0 <= results[key] <= 100.0
     meta = json.loads((output_dir / "export_meta.json").read_text())
-    assert meta["task"] == "squad" and meta["task_model"]["class_name"] == "SpanLabeler"
+    assert meta["task"] == "question_answering" and meta["task_model"]["class_name"] == "SpanLabeler"
     assert os.path.isdir(output_dir / "train")  # TensorBoard summaries
     assert any(name.startswith("ckpt-") for name in os.listdir(output_dir))
     assert not [name for name in os.listdir(output_dir) if name.endswith(".tmp")]

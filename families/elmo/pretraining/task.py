@@ -1,5 +1,5 @@
 """ELMo pretraining task: the forward and backward language-model losses of
-the biLM over windows of `create_elmo_pretraining_data.py`'s records, with the
+the biLM over windows of `create_pretraining_data.py --model=elmo`'s records, with the
 LSTM state carried from one training step to the next, as the original's
 `bilm/training.py` trains.
 

@@ -1,5 +1,5 @@
 """GPT pretraining task: the left-to-right language model on contiguous
-windows of the corpus (`create_gpt_pretraining_data.py`), every real token
+windows of the corpus (`create_pretraining_data.py --model=gpt`), every real token
 after a window's first predicted from those before it.
 
 Each example's loss is the mean cross-entropy over its predicted tokens (as

@@ -1,5 +1,5 @@
 """XLNet pretraining task: the permutation language model with partial
-prediction, on records of `create_xlnet_pretraining_data.py` (or the original's).
+prediction, on records of `create_pretraining_data.py --model=xlnet` (or the original's).
 
 Each example's loss is the mean cross-entropy over its `num_predict` targets
 (the original averages over the targets of the whole batch; see

@@ -190,5 +190,5 @@ def test_export_meta_errors_name_the_file_and_field(tmp_path, uncased_vocab_file
     with pytest.raises(ExportMetaError, match=r"export_meta.json: unknown field\(s\) \['labels'\]"):
         read_export_meta(str(tmp_path))
     path.write_text(json.dumps({**values, "label_list": None}))
-    with pytest.raises(ExportMetaError, match="export_meta.json: task 'ner' needs label_list"):
+    with pytest.raises(ExportMetaError, match="export_meta.json: task 'tagging' needs label_list"):
         read_export_meta(str(tmp_path))
