@@ -1,34 +1,7 @@
-"""Learns XLNet's SentencePiece model from a text corpus (one sentence per
-line) and writes `spiece.model` atomically, with `<unk> <s> </s> <cls> <sep>
-<pad> <mask> <eod> <eop>` at ids 0..8 as in the original release.
+"""Learns XLNet's SentencePiece model: `python build_vocab.py --model=xlnet` under the name
+earlier versions documented, with the same flags."""
 
-Example:
-  python build_spm_vocab.py --input_file='corpus/*.txt' --model_file=spiece.model \\
-    --vocab_size=32000
-"""
-
-import sys
-
-from absl import app, flags
-
-from data.pretraining.corpus_reader import CorpusError
-from data.text.sentencepiece_vocab import train_sentencepiece
-
-flags.DEFINE_string("input_file", None, "Comma-separated text files or globs, one sentence per line.")
-flags.DEFINE_string("model_file", "spiece.model", "Where the SentencePiece model is written.")
-flags.DEFINE_integer("vocab_size", 32000, "Pieces in the model, special symbols included.")
-flags.DEFINE_float("character_coverage", 0.99995, "Share of characters the model covers (the original's).")
-flags.mark_flag_as_required("input_file")
-FLAGS = flags.FLAGS
-
-
-def main(_):
-    try:
-        train_sentencepiece(FLAGS.input_file, FLAGS.model_file, FLAGS.vocab_size,
-                            FLAGS.character_coverage)
-    except CorpusError as e:
-        sys.exit(f"build_spm_vocab.py: {e}")
-
+from data import family_commands
 
 if __name__ == "__main__":
-    app.run(main)
+    family_commands.run("build_vocab", family="xlnet")

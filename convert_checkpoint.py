@@ -26,9 +26,9 @@ original's token inputs) are defined from its record.
 from absl import app, flags
 
 from checkpoints.companion_files import resolve_encoder_config
-from families import registry
-from tasks.flag_groups import define_model_flags, define_text_flags, vocab_file_from_flags
-from tasks.input_errors import reporting_input_errors
+from contracts import registry
+from training.flag_groups import define_model_flags, define_text_flags, vocab_file_from_flags
+from training.input_errors import reporting_input_errors
 
 FLAGS = flags.FLAGS
 

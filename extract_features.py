@@ -1,7 +1,7 @@
-"""Extracts per-token activations of chosen encoder layers (BERT or XLNet) to
-JSON lines, as the original `extract_features.py` (same flags, same output
+"""Extracts per-token activations of chosen encoder layers (any family: BERT, XLNet,
+OpenAI GPT, ELMo) to JSON lines, as the original `extract_features.py` (same flags, same output
 layout, plus each token's character span in the input text; see
-tasks/feature_extraction.py).
+tasks/feature_extraction/extraction.py).
 
     echo 'Who was Jim Henson ? ||| Jim Henson was a puppeteer' > /tmp/input.txt
     python extract_features.py --input_file=/tmp/input.txt --output_file=/tmp/output.jsonl \\
@@ -27,13 +27,13 @@ import json
 from absl import app, flags, logging
 
 from checkpoints.pretrained import load_pretrained
-from data.text.families import text_side_for
-from modeling.encoder_interface import build_encoder, family_of
-from tasks.feature_extraction import (encode_lines, feature_records, layers_model,
-                                      read_input_lines)
-from tasks.flag_groups import (define_model_flags, define_text_flags, do_lower_case_from_flags,
-                               model_files_from_flags)
-from tasks.input_errors import reporting_input_errors
+from contracts import registry
+from modeling.encoder_interface import build_encoder
+from tasks.feature_extraction.extraction import (encode_lines, feature_records, layers_model,
+                                                 read_input_lines)
+from training.flag_groups import (define_model_flags, define_text_flags, do_lower_case_from_flags,
+                                  model_files_from_flags)
+from training.input_errors import reporting_input_errors
 from utils.files import atomic_output
 
 flags.DEFINE_string("input_file", None, "One example per line: `text_a` or `text_a ||| text_b`.")
@@ -50,7 +50,7 @@ FLAGS = flags.FLAGS
 def main(_):
     layer_indexes = [int(x) for x in FLAGS.layers]
     vocab_file, config = model_files_from_flags("feature_extraction")
-    text_side = text_side_for(family_of(config), vocab_file, do_lower_case_from_flags(config))
+    text_side = registry.text_side_for(registry.family_of(config).name, vocab_file, do_lower_case_from_flags(config))
     encoder = build_encoder(config)
     load_pretrained(encoder, encoder, FLAGS.init_checkpoint)
     model = layers_model(encoder, layer_indexes)

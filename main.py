@@ -34,17 +34,18 @@ import signal
 import sys
 import time
 
-from demo.pretrained import read_key_values
+from contracts import registry
+from demo.pretrained import FamilyJob, read_key_values
 from demo.progress import Stage, StageError, run_stage, run_stages
 from demo.stdlib_corpus import write_corpus
 from demo.threads import cores, shared_out
-from families import registry
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 LABELLED_DIR = os.path.join(ROOT, "assets", "demo_word_order")
-# Each family's part of the job is `families/<name>/main_job.py`, where it has one.
+# Each family's part of the job is `<its home>/main_job.py`, where it has one (found without
+# importing the family's record, which would load TensorFlow into this process).
 FAMILIES = tuple(name for name in registry.names()
-                 if importlib.util.find_spec(f"families.{name}.main_job"))
+                 if importlib.util.find_spec(f"{registry.home(name)}.main_job"))
 FINE_TUNE_BATCH = 16
 SENTENCES = ["Return the number of bytes written to the file.",
              "the file. bytes Return of to written number the",
@@ -67,7 +68,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="few steps: checks the pipeline only")
     parser.add_argument("--seed", type=int, default=12345, help="seed of data, initialisation and order")
     args = parser.parse_args()
-    family = importlib.import_module(f"families.{args.family}.main_job")
+    family = importlib.import_module(f"{registry.home(args.family)}.main_job")
     work = os.path.abspath(args.work_dir or os.path.join(
         ROOT, "runs", "main" if args.family == "bert" else f"main_{args.family}"))
     # A fresh start: the runners resume from what they find, and a rerun should redo everything.
@@ -103,7 +104,8 @@ def main():
     print(f"  {documents} docstrings of {modules} modules, {size / 1e6:.1f} MB of standard-library "
           f"docstrings; {held_modules} held-out modules ({held_size / 1e6:.2f} MB) to score pretraining on",
           flush=True)
-    pretrained = family.pretrain(stage, work, paths["corpus.txt"], paths["held_out.txt"], args.seed, args.quick)
+    pretrained = family.pretrain(FamilyJob(stage), work, paths["corpus.txt"], paths["held_out.txt"], args.seed,
+                                 args.quick)
     fine_tuning = [
         "run_classifier.py", "--task_name=custom", "--text_a_column=sentence", f"--data_dir={LABELLED_DIR}",
         *pretrained.runner_flags, "--do_train", "--do_eval", f"--max_seq_length={pretrained.seq_length}",

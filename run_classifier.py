@@ -1,6 +1,7 @@
-"""Fine-tunes BERT or XLNet for sentence and sentence-pair classification: every GLUE
-task (CoLA, SST-2, MRPC, QQP, STS-B, MNLI, QNLI, RTE, WNLI), XNLI, and the
-user's own TSV / CSV / JSON-lines data (`--task_name=custom`).
+"""Fine-tunes any family (BERT, XLNet, OpenAI GPT, ELMo: the config picks it) for
+sentence and sentence-pair classification: every GLUE task (CoLA, SST-2, MRPC, QQP,
+STS-B, MNLI, QNLI, RTE, WNLI), XNLI, and the user's own TSV / CSV / JSON-lines
+data (`--task_name=custom`). The task is `tasks/classification/`.
 
 The original command lines run unchanged:
 
@@ -39,18 +40,18 @@ import dataclasses
 import keras
 from absl import app, flags, logging
 
-from data.classification.custom_reader import CustomReader
-from data.classification.glue_readers import GlueReader
 from export.export_model import check_export_dir, export_after_training
-from tasks.classification import ClassificationConfig, ClassificationTask
-from tasks.classification_metrics import selection_score
-from tasks.fine_tuning import fine_tune
-from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
-                               define_model_flags, define_text_flags, do_lower_case_from_flags,
-                               model_files_from_flags, settings_from_flags)
-from tasks.input_errors import reporting_input_errors
-from tasks.learning_rate_sweep import plan_runs, run_sweep
-from tasks.run_options import RunOptions, define_flags
+from tasks.classification.custom_reader import CustomReader
+from tasks.classification.glue_readers import GlueReader
+from tasks.classification.metrics import selection_score
+from tasks.classification.task import ClassificationConfig, ClassificationTask
+from training.fine_tuning import fine_tune
+from training.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
+                                  define_model_flags, define_text_flags, do_lower_case_from_flags,
+                                  model_files_from_flags, settings_from_flags)
+from training.input_errors import reporting_input_errors
+from training.learning_rate_sweep import plan_runs, run_sweep
+from training.run_options import RunOptions, define_flags
 
 define_flags()
 define_model_flags()

@@ -1,4 +1,5 @@
-"""Fine-tunes BERT or XLNet for token tagging: CoNLL-2003 NER, or any IOB-tagged token file.
+"""Fine-tunes any family (BERT, XLNet, OpenAI GPT, ELMo: the config picks it) for token
+tagging: CoNLL-2003 NER, or any IOB-tagged token file. The task is `tasks/tagging/`.
 
     python run_ner.py --data_dir=conll2003 --vocab_file=uncased_L-12_H-768_A-12/vocab.txt \\
         --bert_config_file=uncased_L-12_H-768_A-12/bert_config.json \\
@@ -44,13 +45,13 @@ for the word alone, windows are `A <sep> <cls>` padded on the left:
 from absl import app, flags, logging
 
 from export.export_model import fine_tune_and_export
-from modeling.feature_based_tagger import LAYER_COMBINATIONS
-from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
-                               define_model_flags, define_text_flags, do_lower_case_from_flags,
-                               model_files_from_flags, settings_from_flags)
-from tasks.input_errors import reporting_input_errors
-from tasks.run_options import RunOptions, define_flags
-from tasks.tagging import SPLIT_FILES, TaggingConfig, TaggingTask
+from tasks.tagging.feature_based_tagger import LAYER_COMBINATIONS
+from tasks.tagging.task import SPLIT_FILES, TaggingConfig, TaggingTask
+from training.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
+                                  define_model_flags, define_text_flags, do_lower_case_from_flags,
+                                  model_files_from_flags, settings_from_flags)
+from training.input_errors import reporting_input_errors
+from training.run_options import RunOptions, define_flags
 
 define_flags()
 define_model_flags()

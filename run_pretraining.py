@@ -1,11 +1,11 @@
-"""Pretrains BERT on TFRecords from `create_pretraining_data.py`; with
-`--model=xlnet` XLNet on TFRecords from `create_xlnet_pretraining_data.py`,
-with `--model=gpt` OpenAI GPT on TFRecords from `create_gpt_pretraining_data.py`,
-with `--model=elmo` ELMo's biLM on TFRecords from `create_elmo_pretraining_data.py`.
+"""Pretrains the family `--model` names (BERT by default; `xlnet`, `gpt`, `elmo`: ELMo's
+biLM) on the TFRecords `create_pretraining_data.py --model=<the same>` writes. Each
+family's part (its flags, task and checks) is the module its record's `pretraining`
+names (`families/<name>/pretraining/run.py`).
 
 Flags keep google-research/bert's names, so published command lines run
 unchanged; the shared run flags (strategy, precision, checkpoints, ...) are in
-`tasks/run_options.py`, the model, text and training flags in `tasks/flag_groups.py`.
+`training/run_options.py`, the model, text and training flags in `training/flag_groups.py`.
 
 Example (phase 1, then phase 2 at length 512 from phase 1's weights):
     python run_pretraining.py --input_file=data/seq128-*.tfrecord --output_dir=/tmp/p1 \\
@@ -40,15 +40,15 @@ import os
 
 from absl import app, flags, logging
 
+from contracts import registry
 from data.pretraining.corpus_reader import expand_input_files
 from data.pretraining.dataset import check_record_ids
 from data.pretraining.records_metadata import check_listed, check_vocab_size
-from families import registry
-from tasks import run_options
-from tasks.flag_groups import define_model_flags, define_text_flags, define_training_flags
-from tasks.input_errors import reporting_input_errors
-from tasks.optimization import SCHEDULES, OptimizerConfig
-from tasks.trainer import Trainer, write_results
+from training import run_options
+from training.flag_groups import define_model_flags, define_text_flags, define_training_flags
+from training.input_errors import reporting_input_errors
+from training.optimization import SCHEDULES, OptimizerConfig
+from training.trainer import Trainer, write_results
 
 FLAGS = flags.FLAGS
 run_options.define_flags()

@@ -1,4 +1,5 @@
-"""Fine-tunes BERT, XLNet or OpenAI GPT for extractive question answering on SQuAD v1.1 or v2.0.
+"""Fine-tunes any family (BERT, XLNet, OpenAI GPT, ELMo: the config picks it) for extractive
+question answering on SQuAD v1.1 or v2.0. The task is `tasks/question_answering/`.
 
 The original command lines run unchanged:
 
@@ -37,20 +38,20 @@ OpenAI GPT: `gpt_config.json` beside the checkpoint (or `--bert_config_file`) pi
 `_start_ question _delimiter_ paragraph _classify_` (docs/tasks/question-answering.md).
 
 `--export_dir` writes the SQuAD SavedModel for any family (raw question and
-context in, answers out; `export/serving_question_answering.py`), which
+context in, answers out; `tasks/question_answering/serving.py`), which
 answers "" past the same threshold as the family's predictions.
 """
 
 from absl import app, flags
 
+from contracts import registry
 from export.export_model import fine_tune_and_export
-from families import registry
-from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
-                               define_model_flags, define_text_flags, do_lower_case_from_flags,
-                               model_files_from_flags, settings_from_flags)
-from tasks.input_errors import reporting_input_errors
-from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
-from tasks.run_options import RunOptions, define_flags
+from tasks.question_answering.task import QuestionAnsweringConfig, QuestionAnsweringTask
+from training.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
+                                  define_model_flags, define_text_flags, do_lower_case_from_flags,
+                                  model_files_from_flags, settings_from_flags)
+from training.input_errors import reporting_input_errors
+from training.run_options import RunOptions, define_flags
 
 define_flags()
 define_model_flags()

@@ -1,7 +1,8 @@
-"""Fine-tunes BERT or XLNet for multiple choice: SWAG, or any JSON-lines set of N endings.
+"""Fine-tunes any family (BERT, XLNet, OpenAI GPT, ELMo: the config picks it) for multiple
+choice: SWAG, or any JSON-lines set of N endings. The task is `tasks/multiple_choice/`.
 
 `data_dir` holds `train`, `val` (or `dev`) and `test` files, `.csv` in SWAG's
-layout or `.jsonl` (see data/multiple_choice/swag_reader.py). `--do_eval` writes
+layout or `.jsonl` (see tasks/multiple_choice/swag_reader.py). `--do_eval` writes
 `eval_results.txt` (accuracy on dev); `--do_predict` writes
 `test_predictions.jsonl` (per-example probabilities and predicted index).
 
@@ -26,12 +27,12 @@ XLNet as in run_classifier.py: the config picks the family, `--spiece_model_file
 from absl import app, flags
 
 from export.export_model import fine_tune_and_export
-from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
-                               define_model_flags, define_text_flags, do_lower_case_from_flags,
-                               model_files_from_flags, settings_from_flags)
-from tasks.input_errors import reporting_input_errors
-from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
-from tasks.run_options import RunOptions, define_flags
+from tasks.multiple_choice.task import MultipleChoiceConfig, MultipleChoiceTask
+from training.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
+                                  define_model_flags, define_text_flags, do_lower_case_from_flags,
+                                  model_files_from_flags, settings_from_flags)
+from training.input_errors import reporting_input_errors
+from training.run_options import RunOptions, define_flags
 
 define_flags()
 define_model_flags()

@@ -39,8 +39,8 @@ def run_worker(script, args):
 
 
 def add_precision_flag(parser):
-    """`--mixed_precision`, default `auto`: resolve it with `tasks.precision.resolve`."""
-    from tasks.precision import CHOICES
+    """`--mixed_precision`, default `auto`: resolve it with `training.precision.resolve`."""
+    from training.precision import CHOICES
     parser.add_argument("--mixed_precision", default="auto", choices=CHOICES,
                         help="auto: bf16 where the device computes it natively, float32 elsewhere.")
 
@@ -80,7 +80,7 @@ def cap_cpu_isa(cpu_isa):
 
 def cpu_default_contenders(contenders, cpu_isa="native"):
     """The bf16 contenders only where this CPU computes bf16 natively (`--mixed_precision=auto`'s rule)."""
-    from tasks.precision import resolve
+    from training.precision import resolve
     native = cpu_isa == "native" and resolve("auto", device="cpu")[0] == "bf16"
     return tuple(name for name in contenders if native or "bf16" not in name)
 

@@ -10,7 +10,7 @@ batch, peak learning rate, the original's step count int(examples / batch * epoc
 over reshuffled passes, linear warmup over `--warmup_proportion` of the steps then
 linear decay to 0, AdamW with weight decay 0.01 except LayerNorm and biases and
 epsilon 1e-6, gradients clipped to global norm 1.0, dropout 0.1, a fresh classifier
-on the pooled [CLS], the same metric code (`tasks.classification_metrics`).
+on the pooled [CLS], the same metric code (`tasks.classification.metrics`).
 Ours is the user's command line in its own process (`run_classifier.py
 --init_checkpoint=<MiniLM dir>`, default `--mixed_precision=auto`); the peer is a
 plain torch loop over `BertForSequenceClassification.from_pretrained`, its
@@ -43,7 +43,7 @@ def minilm_dir():
 
 def write_subset(task, source_dir, target_dir, num_examples):
     """`num_examples` train rows (numpy seed 0, file order kept) and the whole dev split."""
-    from data.classification.glue_readers import GlueReader
+    from tasks.classification.glue_readers import GlueReader
     os.makedirs(target_dir, exist_ok=True)
     for split in ("train", "dev"):
         name = os.path.basename(GlueReader(task, source_dir).path(split))
@@ -81,9 +81,9 @@ def run_ours(args, data_dir, output_dir, seed):
 def run_hf(args, data_dir, seed):
     import torch
     import transformers
-    from data.classification.glue_readers import GlueReader
-    from tasks.fine_tuning import num_train_steps
-    from tasks.classification_metrics import compute_metrics
+    from tasks.classification.glue_readers import GlueReader
+    from training.fine_tuning import num_train_steps
+    from tasks.classification.metrics import compute_metrics
 
     torch.manual_seed(seed)
     reader = GlueReader(args.task, data_dir)

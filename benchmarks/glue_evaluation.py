@@ -1,5 +1,5 @@
 """A GLUE dev set's evaluation pass with its real sentence lengths: ours (Keras 3
-on TensorFlow, through `tasks.trainer.Trainer.evaluate`) vs Hugging Face
+on TensorFlow, through `training.trainer.Trainer.evaluate`) vs Hugging Face
 transformers (torch).
 
     python benchmarks/glue_evaluation.py --task=MRPC --repeats=3
@@ -40,9 +40,9 @@ VOCAB = os.path.join(os.path.dirname(ROOT), "shared", "data", "vocab", "bert_unc
 
 def _ours(args, config, reader, split, cache_dir):
     """(one evaluation pass over `split`, tokens it computes)."""
-    from tasks.classification import ClassificationConfig, ClassificationTask
-    from tasks.run_options import RunOptions
-    from tasks.trainer import Trainer
+    from tasks.classification.task import ClassificationConfig, ClassificationTask
+    from training.run_options import RunOptions
+    from training.trainer import Trainer
     task = ClassificationTask(ClassificationConfig(
         reader=reader, vocab_file=args.vocab_file, encoder_config=config, cache_dir=cache_dir,
         max_seq_length=args.seq, trim_padding=not args.worker.endswith("full_length")))
@@ -76,7 +76,7 @@ def _hf(args, config, reader, examples):
 
 
 def worker(args):
-    from data.classification.glue_readers import GlueReader
+    from tasks.classification.glue_readers import GlueReader
     from families.bert.config import BertConfig
     config = BertConfig.from_preset(args.preset)
     reader = GlueReader(args.task, args.data_dir)

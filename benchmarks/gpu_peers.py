@@ -62,7 +62,7 @@ def _keras_forward(model, features, select=lambda outputs: outputs):
 
 def _keras_train(model, features, loss_of_outputs):
     from benchmarks.train_step import jax_step_runner
-    from tasks.optimization import OptimizerConfig
+    from training.optimization import OptimizerConfig
     optimizer = OptimizerConfig(learning_rate=1e-4, num_warmup_steps=10).build(10_000)
     optimizer.build(model.trainable_variables)
     return jax_step_runner(model, optimizer, features, loss_of_outputs)
@@ -73,7 +73,7 @@ def _ours(config, args, fused_dropout=True):
     from modeling.attention import SelfAttention
     from families.bert.encoder import BertEncoder
     from families.bert.pretrainer import BertPretrainer
-    from tasks.pretraining_losses import pretraining_loss
+    from tasks.pretraining.losses import pretraining_loss
     features, labels = _numpy_batch(config, args)
     if args.work == "infer":
         keras.config.set_dtype_policy("bfloat16")

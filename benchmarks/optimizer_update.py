@@ -1,5 +1,5 @@
 """The optimizer's update on TensorFlow, fused (one XLA kernel per variable,
-`tasks.optimization.FUSED_UPDATE_SIZE`) against unfused (a TensorFlow op per
+`training.optimization.FUSED_UPDATE_SIZE`) against unfused (a TensorFlow op per
 step of the rule), for variables of several sizes; the evidence for the size
 threshold.
 
@@ -30,7 +30,7 @@ def _timed(shapes, fused, steps):
     import numpy as np
     import tensorflow as tf
 
-    import tasks.optimization as optimization
+    import training.optimization as optimization
     optimization.FUSED_UPDATE_SIZE = 1 if fused else 2 ** 62
     rng = np.random.default_rng(0)
     variables = [keras.Variable(rng.normal(size=s).astype("float32"), name=f"kernel_{i}")

@@ -33,8 +33,8 @@ from benchmarks.common import add_precision_flag, peak_rss_mb  # noqa: E402
 from benchmarks.train_step import build, jax_step_runner, tf_step_runner  # noqa: E402
 from families.bert.pretraining.sequence_packing import pack_lengths, pack_rows  # noqa: E402
 from families.bert.config import PRESETS, BertConfig  # noqa: E402
-from tasks.precision import resolve  # noqa: E402
-from tasks.pretraining_losses import pretraining_loss  # noqa: E402
+from training.precision import resolve  # noqa: E402
+from tasks.pretraining.losses import pretraining_loss  # noqa: E402
 
 
 def lengths_from_records(pattern, seq_length):

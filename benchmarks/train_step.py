@@ -1,7 +1,7 @@
 """Throughput of one BERT pretraining step: examples/s and model FLOPs utilisation.
 
-Runs the same `BertPretrainer`, loss (`tasks.pretraining_losses`) and
-optimizer (`tasks.optimization`) as `run_pretraining.py` on synthetic numpy
+Runs the same `BertPretrainer`, loss (`tasks.pretraining.losses`) and
+optimizer (`training.optimization`) as `run_pretraining.py` on synthetic numpy
 inputs, under whichever Keras backend is selected. With `KERAS_BACKEND=jax`
 nothing imports TensorFlow, so it runs where TensorFlow is not installed.
 
@@ -18,7 +18,7 @@ Example:
         --batch_size=64 --seq_length=128 --steps=50
 
 `--mixed_precision` defaults to `auto` (bf16 on GPUs, TPUs and CPUs with native
-bf16, float32 elsewhere: `tasks/precision.py`); the result names the choice.
+bf16, float32 elsewhere: `training/precision.py`); the result names the choice.
 """
 
 import argparse
@@ -36,9 +36,9 @@ from benchmarks.common import add_precision_flag, peak_rss_mb  # noqa: E402
 from families.bert.config import PRESETS, BertConfig  # noqa: E402
 from families.bert.encoder import BertEncoder  # noqa: E402
 from families.bert.pretrainer import BertPretrainer  # noqa: E402
-from tasks.optimization import OptimizerConfig  # noqa: E402
-from tasks.precision import PRECISIONS, resolve  # noqa: E402
-from tasks.pretraining_losses import pretraining_loss  # noqa: E402
+from training.optimization import OptimizerConfig  # noqa: E402
+from training.precision import PRECISIONS, resolve  # noqa: E402
+from tasks.pretraining.losses import pretraining_loss  # noqa: E402
 
 # Dense bf16/fp16 tensor-core peaks (TFLOP/s) for MFU when --peak_tflops is not given.
 KNOWN_PEAKS = {"H100": 989.0, "H200": 989.0, "A100": 312.0, "L4": 121.0, "A10": 125.0}

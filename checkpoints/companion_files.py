@@ -9,9 +9,7 @@ vocabulary is the family's file beside it (`Family.vocabulary_in`).
 import dataclasses
 import os
 
-from data.text.families import text_side_for, text_side_type, vocab_file_name
-from families import registry
-from modeling.encoder_interface import family_of
+from contracts import registry
 from modeling.json_config import ConfigError
 from utils.files import read_json_object
 
@@ -120,7 +118,7 @@ def resolve_vocab_file(vocab_file=None, init_checkpoint=None, family="bert", opt
     if found is None:
         raise FileNotFoundError(
             f"no vocabulary: pass {registry.family(family).config_type.vocab_file_flag} (no "
-            f"{vocab_file_name(family)} beside --init_checkpoint={init_checkpoint!r})")
+            f"{registry.vocab_file_name(family)} beside --init_checkpoint={init_checkpoint!r})")
     return found
 
 
@@ -131,9 +129,9 @@ def resolve_model_files(vocab_file=None, bert_config_file=None, preset=None, ini
     (`check_vocab_fits`). The config is `for_fine_tuning`: a pretraining
     output_dir's settings (XLNet's `bi_data`, memory) do not reach the task."""
     config = resolve_encoder_config(bert_config_file, preset, init_checkpoint).for_fine_tuning()
-    family = family_of(config)
+    family = registry.family_of(config).name
     vocab_file = resolve_vocab_file(vocab_file, init_checkpoint, family,
-                                    optional=not text_side_type(family).needs_vocabulary(config))
+                                    optional=not registry.text_side_type(family).needs_vocabulary(config))
     if vocab_file is not None:
         check_vocab_fits(config, config_source(bert_config_file, preset, init_checkpoint), vocab_file)
     return vocab_file, config
@@ -155,17 +153,17 @@ def check_vocab_fits(config, source, vocab_file):
     `n_token`): its ids would index past the word embeddings, which otherwise
     fails only at the first training step. A damaged file read beside it (GPT's
     merges) is named alone, with its line."""
-    family = family_of(config)
+    family = registry.family_of(config).name
     try:
-        size = text_side_for(family, vocab_file, do_lower_case=False).special_ids.vocab_size
+        size = registry.text_side_for(family, vocab_file, do_lower_case=False).special_ids.vocab_size
     except (ValueError, RuntimeError, OSError) as e:
-        if getattr(e, "path", None) in text_side_type(family).vocabulary_files(vocab_file)[1:]:
+        if getattr(e, "path", None) in registry.text_side_type(family).vocabulary_files(vocab_file)[1:]:
             # A damaged file beside it (GPT's merges): `vocab_file` read as the family's.
             raise ConfigError(f"{e} (a file of the {family} vocabulary {vocab_file})") from e
         readers = ", ".join(f"a {f.name} model reads {f.text_side.model_file_name} "
                             f"({f.config_type.vocab_file_flag})" for f in registry.families())
         raise ConfigError(
-            f"{vocab_file} is not a {family} vocabulary ({vocab_file_name(family)}), which "
+            f"{vocab_file} is not a {family} vocabulary ({registry.vocab_file_name(family)}), which "
             f"{source} (a {family} config) needs: {e}. {readers[0].upper()}{readers[1:]}") from e
     if config.vocab_size is not None and size > config.vocab_size:
         field = config.vocab_size_field

@@ -14,7 +14,7 @@ import numpy as np
 
 from checkpoints import ours, tf_checkpoint
 from checkpoints.model_weights import checkpointed_weights
-from families import registry
+from contracts import registry
 
 SHARED_FORMATS = ("ours", "trainer")  # our weight files and our trainer's checkpoints, any family
 

@@ -29,11 +29,11 @@ from comparisons.arms import FEATURES, FINAL, STEP, Run, checkpoint_runs
 from comparisons.corpus import stdlib, user_corpus, wikitext, write_documents
 from comparisons.ledger import Ledger
 from comparisons.papers import COMPARISONS
-from comparisons.systems import Shape
-from data.text.families import text_side_for, text_side_type
+from contracts.comparison import Shape
+from contracts.registry import text_side_for, text_side_type
 from demo.pretrained import read_key_values
 from demo.progress import logged_steps, run_stage
-from families import registry
+from contracts import registry
 
 
 def read_results(path):

@@ -15,7 +15,7 @@
 
 import dataclasses
 
-from comparisons.systems import Size
+from contracts.comparison import Size
 
 
 @dataclasses.dataclass(frozen=True)

@@ -4,12 +4,13 @@ sent, exactly as `python <runner>.py <flags>` would (the flags parsed afresh
 from their defaults, Keras's session cleared), so a comparison of hundreds of
 short runs does not pay the start-up of each.
 
-    python -m comparisons.worker run_classifier [--eager]
+    python -m comparisons.worker run_classifier [--eager]   # from the repository root
 
 Requests are JSON lines on stdin, `{"argv": [...]}`; after each run it prints
-`MARK {"ok": ..., "error": ...}`. Its output is the runner's log. It exits at
-the end of stdin, or when the process that started it is gone (a killed
-comparison leaves no run behind holding an output folder). `--eager` runs the
+`MARK {"ok": ..., "error": ...}`. Its output is the runner's log; `-m` puts
+the repository root, where the runners are, on the path. It exits at the end
+of stdin, or when the process that started it is gone (a killed comparison
+leaves no run behind holding an output folder). `--eager` runs the
 runner's `tf.function`s eagerly (the tiny tier: tracing a graph costs more than
 the few steps of a 16-wide model it would run).
 """
@@ -22,7 +23,6 @@ import threading
 import time
 import traceback
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARK = "\x1ecompare-worker "
 
 
@@ -60,7 +60,6 @@ def run(module, script, argv):
 def main():
     runner = sys.argv[1]
     exit_with_parent()
-    sys.path.insert(0, ROOT)
     from absl import logging
     module = importlib.import_module(runner)
     if "--eager" in sys.argv[2:]:

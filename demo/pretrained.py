@@ -1,22 +1,10 @@
-"""What a family's half of the main job hands to the shared half: where the
-pretrained model is, how the runners are told about its vocabulary and config,
-and what the summary says about pretraining."""
+"""What the shared half of the main job lends a family's half
+(`families/<name>/main_job.py`, which hands back a `contracts.main_job.Pretrained`):
+the stage runner, the pretraining and held-out scoring stages, and readers of
+what the runners leave."""
 
-import dataclasses
-
+from demo.progress import last_logged_values
 from demo.threads import micro_batches_side_by_side
-
-
-@dataclasses.dataclass
-class Pretrained:
-    checkpoint: str  # the pretraining output directory, for --init_checkpoint
-    runner_flags: list  # vocabulary and config flags every runner of this family takes
-    seq_length: int  # the fine-tuning and serving sequence length
-    built: list  # (file or directory name in the work directory, what it is)
-    summary: list  # lines on what pretraining reached
-    # Fine-tuning's peak rate: a feature-based family's task BiLSTM and head start from scratch
-    # under a frozen encoder, and take a larger one than a fine-tuned Transformer.
-    learning_rate: float = 1e-4
 
 
 def read_key_values(path):
@@ -49,3 +37,21 @@ def pretrain_and_score(stage, path, model_flags, batch_size, num_steps, optimize
         "run_pretraining.py", *model_flags, f"--input_file={path['held_out.tfrecord']}",
         f"--init_checkpoint={path['pretrain']}", f"--output_dir={path['pretrain_eval']}", "--do_eval",
         "--eval_batch_size=100", "--max_eval_steps=1000"])
+
+
+class FamilyJob:
+    """The tools a family's half of the main job gets as `job`, so that its
+    home imports no application: `stage(name, args, batch_size=None,
+    threads=None)` runs one stage, `pretrain_and_score(path, model_flags,
+    batch_size, num_steps, ...)` the pretraining and held-out scoring stages,
+    `read_key_values(path)` reads a results file, `last_logged_values(log_path)`
+    the trainer's last progress line of a stage's log."""
+
+    read_key_values = staticmethod(read_key_values)
+    last_logged_values = staticmethod(last_logged_values)
+
+    def __init__(self, stage):
+        self.stage = stage
+
+    def pretrain_and_score(self, path, model_flags, batch_size, num_steps, **options):
+        pretrain_and_score(self.stage, path, model_flags, batch_size, num_steps, **options)

@@ -5,73 +5,49 @@ frequencies.
 
 The unigram model is the target frequencies of the training records (add-one
 smoothed); it is scored on exactly the targets that `run_pretraining.py
---do_eval` scores, read through the same pipeline.
+--do_eval` scores, read through the same pipeline. A family takes part when
+its record's `pretraining` module says how (`scored_targets(config, path,
+batch_size)` and the `TARGET_FLAGS` that describe its records' layout);
+`--model` picks one, as `run_pretraining.py`'s does:
 
     python -m demo.unigram_baseline --model=xlnet --train_file=pretraining.tfrecord \\
         --held_out_file=held_out.tfrecord --config_file=xlnet_config.json \\
         --seq_len=64 --reuse_len=32 --num_predict=10 --output_file=unigram.txt
-    python -m demo.unigram_baseline --model=gpt --train_file=pretraining.tfrecord \\
-        --held_out_file=held_out.tfrecord --config_file=gpt_config.json \\
-        --max_seq_length=64 --output_file=unigram.txt
-    python -m demo.unigram_baseline --model=elmo --train_file=pretraining.tfrecord \\
-        --held_out_file=held_out.tfrecord --config_file=pretrain/options.json --vocab_file=vocab.txt \\
-        --output_file=unigram.txt
 """
+
+import importlib
 
 import numpy as np
 from absl import app, flags
 
 from checkpoints.companion_files import read_config_file
+from contracts import registry
 from utils.files import atomic_write_text
 
 FLAGS = flags.FLAGS
 _BATCH = 32
 
 
+def scorers():
+    """{family name: its pretraining module} of the families that score held-out targets."""
+    modules = {f.name: importlib.import_module(f.pretraining) for f in registry.families() if f.pretraining}
+    return {name: module for name, module in modules.items() if hasattr(module, "scored_targets")}
+
+
 def define_flags():
     """Defined when run, not on import (tests import `unigram_scores` beside other flag owners)."""
-    flags.DEFINE_enum("model", "xlnet", ["xlnet", "gpt", "elmo"], "Whose targets: XLNet's, GPT's or ELMo's.")
+    families = scorers()
+    flags.DEFINE_enum("model", next(iter(families)), list(families), "Whose targets.")
     flags.DEFINE_string("train_file", None, "Training records (the frequencies).")
     flags.DEFINE_string("held_out_file", None, "Held-out records (the targets scored).")
     flags.DEFINE_string("config_file", None, "The model's config (xlnet_config.json, gpt_config.json, "
                         "ELMo's options.json of its pretraining run): its vocabulary size (ELMo: and "
                         "unroll_steps).")
-    flags.DEFINE_integer("seq_len", 512, "XLNet: the records' seq_len.")
-    flags.DEFINE_integer("reuse_len", 256, "XLNet: the records' reuse_len.")
-    flags.DEFINE_integer("num_predict", 85, "XLNet: the records' num_predict.")
-    flags.DEFINE_integer("max_seq_length", 512, "GPT: the records' window length.")
-    flags.DEFINE_string("vocab_file", None, "ELMo: the biLM's word vocabulary (its size is the model's).")
+    for name, module in families.items():
+        for kind, flag, default, text in module.TARGET_FLAGS:
+            getattr(flags, f"DEFINE_{kind}")(flag, default, f"{registry.family(name).title}: {text}")
     flags.DEFINE_string("output_file", None, "Where `unigram_loss = ...` lines are written.")
     flags.mark_flags_as_required(["train_file", "held_out_file", "config_file", "output_file"])
-
-
-def xlnet_targets(config, path):
-    """Every target id that one evaluation pass of XLNet over `path` scores."""
-    from families.xlnet.pretraining.task import XLNetPretrainingTask
-    task = XLNetPretrainingTask(config, path, FLAGS.seq_len, FLAGS.reuse_len, FLAGS.reuse_len,
-                                FLAGS.num_predict)
-    return np.concatenate([labels["target"].numpy()[labels["target_mask"].numpy() > 0]
-                           for _, labels in task.build_dataset("eval", _BATCH, training=False)])
-
-
-def gpt_targets(config, path):
-    """Every next token that one evaluation pass of GPT over `path` scores."""
-    from families.gpt.pretraining.task import GPTPretrainingTask
-    task = GPTPretrainingTask(config, path, FLAGS.max_seq_length)
-    return np.concatenate([labels["input_ids"].numpy()[:, 1:][labels["input_mask"].numpy()[:, 1:] > 0]
-                           for _, labels in task.build_dataset("eval", _BATCH, training=False)])
-
-
-def elmo_targets(config, path):
-    """Every next token, forward and backward, that one evaluation pass of ELMo's biLM over `path`
-    scores (its perplexity is over both directions' targets, as many each way)."""
-    from families.elmo.pretraining import features as E
-    from families.elmo.pretraining.dataset import elmo_pretraining_dataset
-    from families.elmo.pretraining.vocabulary import LMVocabulary
-    # The task's evaluation reader (every window once, the same checks), without the character ids.
-    dataset = elmo_pretraining_dataset(path, _BATCH, config.unroll_steps, LMVocabulary.from_file(FLAGS.vocab_file))
-    return np.concatenate([np.ravel(batch[E.NEXT_TOKEN_ID + suffix].numpy())
-                           for batch in dataset for _, suffix in E.DIRECTIONS])
 
 
 def unigram_scores(train_targets, held_out_targets, vocab_size):
@@ -85,11 +61,12 @@ def unigram_scores(train_targets, held_out_targets, vocab_size):
 
 def main(_):
     config = read_config_file(FLAGS.config_file)
-    targets = {"xlnet": xlnet_targets, "gpt": gpt_targets, "elmo": elmo_targets}[FLAGS.model]
-    held_out = targets(config, FLAGS.held_out_file)
+    family = scorers()[FLAGS.model]
+    held_out = family.scored_targets(config, FLAGS.held_out_file, _BATCH)
     if not len(held_out):
         raise app.UsageError(f"{FLAGS.held_out_file} has no targets")
-    scores = unigram_scores(targets(config, FLAGS.train_file), held_out, config.vocab_size)
+    scores = unigram_scores(family.scored_targets(config, FLAGS.train_file, _BATCH), held_out,
+                            config.vocab_size)
     scores["targets"] = len(held_out)
     atomic_write_text(FLAGS.output_file, "".join(f"{k} = {v}\n" for k, v in scores.items()))
     print(scores)

@@ -14,13 +14,13 @@ the next one); any other folder is refused (`export/export_dir.py`).
 from absl import app, flags, logging
 
 from checkpoints.pretrained import load_pretrained
-from data.text.families import text_side_for
+from contracts import registry
 from export.export_dir import saved_model_dir
 from export.serving_generation import save_generation
-from families import registry
-from tasks.flag_groups import (EXPORT_DIR_HELP, define_export_flag, define_model_flags,
-                               define_text_flags, do_lower_case_from_flags, model_files_from_flags)
-from tasks.input_errors import reporting_input_errors
+from training.flag_groups import (EXPORT_DIR_HELP, define_export_flag, define_model_flags,
+                                  define_text_flags, do_lower_case_from_flags,
+                                  model_files_from_flags)
+from training.input_errors import reporting_input_errors
 
 
 class NoLanguageModelError(ValueError):
@@ -38,7 +38,7 @@ def write_generation(export_dir, config, vocab_file, do_lower_case, init_checkpo
     export_dir = saved_model_dir(export_dir, keep=[init_checkpoint])
     model = family.language_model(config)
     load_pretrained(model, model.encoder, init_checkpoint)
-    text_side = text_side_for(family.name, vocab_file, do_lower_case)
+    text_side = registry.text_side_for(family.name, vocab_file, do_lower_case)
     return save_generation(export_dir, model, text_side, config.max_position_embeddings)
 
 

@@ -1,4 +1,5 @@
-"""Writes the TF Hub pair from any checkpoint we read, BERT or XLNet.
+"""Writes the TF Hub pair from any checkpoint we read, of any family (BERT, XLNet,
+OpenAI GPT, ELMo).
 
   python -m export.export_hub --init_checkpoint=uncased_L-12_H-768_A-12/bert_model.ckpt \\
       --bert_config_file=uncased_L-12_H-768_A-12/bert_config.json \\
@@ -27,15 +28,14 @@ import os
 from absl import app, flags, logging
 
 from checkpoints.companion_files import resolve_model_files
-from data.text.families import text_side_for, text_side_type
+from contracts import registry
 from export.export_dir import check_pair_dir
 from export.hub_encoder import build_hub_model, save_hub_encoder
 from export.hub_preprocessor import DEFAULT_SEQ_LENGTH, save_preprocessor
-from families import registry
-from modeling.encoder_interface import exceeds_positions, family_of
-from tasks.flag_groups import (define_export_flag, define_model_flags, define_text_flags,
-                               do_lower_case_from_flags, model_files_from_flags)
-from tasks.input_errors import reporting_input_errors
+from modeling.encoder_interface import exceeds_positions
+from training.flag_groups import (define_export_flag, define_model_flags, define_text_flags,
+                                  do_lower_case_from_flags, model_files_from_flags)
+from training.input_errors import reporting_input_errors
 
 PREPROCESSOR_DIR = "preprocessor"
 ENCODER_DIR = "encoder"
@@ -47,7 +47,7 @@ def export_hub(export_dir, init_checkpoint, bert_config_file=None, vocab_file=No
     them; `do_lower_case=None` is the family's default. Returns the two paths."""
     vocab_file, config = resolve_model_files(vocab_file, bert_config_file, preset, init_checkpoint)
     if do_lower_case is None:
-        do_lower_case = text_side_type(family_of(config)).do_lower_case_default
+        do_lower_case = registry.text_side_type(registry.family_of(config).name).do_lower_case_default
     return write_hub_pair(export_dir, config, vocab_file, do_lower_case, init_checkpoint,
                           seq_length)
 
@@ -67,7 +67,7 @@ def write_hub_pair(export_dir, config, vocab_file, do_lower_case, init_checkpoin
     model, _ = build_hub_model(config, init_checkpoint)
     preprocessor_dir = os.path.join(export_dir, PREPROCESSOR_DIR)
     encoder_dir = os.path.join(export_dir, ENCODER_DIR)
-    save_preprocessor(preprocessor_dir, text_side_for(family_of(config), vocab_file, do_lower_case),
+    save_preprocessor(preprocessor_dir, registry.text_side_for(registry.family_of(config).name, vocab_file, do_lower_case),
                       seq_length)
     save_hub_encoder(encoder_dir, model, vocab_file, do_lower_case)
     if family.hub_module:

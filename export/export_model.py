@@ -2,7 +2,7 @@
 
   python -m export.export_model --output_dir=/tmp/mrpc_output --export_dir=/models/mrpc/1
 
-reads `export_meta.json` (see `tasks/export_meta.py`) and the newest
+reads `export_meta.json` (see `export/export_meta.py`) and the newest
 checkpoint in `--output_dir` (or `--checkpoint`, any layout
 `checkpoints.loader` reads), rebuilds the task model in float32 from the
 Keras config recorded there and writes the task's SavedModel (the
@@ -21,18 +21,11 @@ from absl import app, flags, logging
 
 from checkpoints.loader import load_into
 from export.export_dir import saved_model_dir
-from export.serving_classification import save_classification
-from export.serving_multiple_choice import save_multiple_choice
-from export.serving_question_answering import QuestionAnsweringOptions, save_question_answering
-from export.serving_tagging import save_tagging
+from export.export_meta import EXPORT_META_FILE, read_export_meta, write_export_meta
 from modeling.encoder_interface import build_encoder
-from modeling.task_models import (SequenceClassifier, MultipleChoiceClassifier, SpanLabeler,
-                                  TokenClassifier)
-from tasks.fine_tuning import fine_tune
-from tasks.export_meta import (EXPORT_META_FILE, NER_DOC_STRIDE, read_export_meta,
-                               write_export_meta)
-from tasks.flag_groups import EXPORT_DIR_HELP, define_export_flag
-from tasks.input_errors import reporting_input_errors
+from training.fine_tuning import fine_tune
+from training.flag_groups import EXPORT_DIR_HELP, define_export_flag
+from training.input_errors import reporting_input_errors
 
 
 class ExportError(ValueError):
@@ -41,9 +34,11 @@ class ExportError(ValueError):
 
 def build_task_model(meta):
     """A fresh float32 model of `meta`, shaped as the runner built it: from its
-    recorded Keras config, whatever its class or encoder family."""
+    recorded Keras config, whatever its class or encoder family (its task's
+    home, imported through the registry, has registered the class)."""
+    record = meta.task_record
     if meta.task_model is None:
-        return _task_model_from_fields(meta)
+        return record.model_from_fields(meta, build_encoder(meta.encoder_config, dtype="float32"))
     policy = keras.config.dtype_policy()
     keras.config.set_dtype_policy("float32")
     try:
@@ -52,22 +47,6 @@ def build_task_model(meta):
         raise ExportError(f"{EXPORT_META_FILE}: task_model: {e}") from None
     finally:
         keras.config.set_dtype_policy(policy)
-
-
-def _task_model_from_fields(meta):
-    """The reader for export_meta.json files written before `task_model` existed:
-    BERT task models rebuilt from `task`, `bert_config` (with the older files'
-    `causal_attention`) and `label_list`."""
-    encoder = build_encoder(meta.encoder_config, dtype="float32")
-    if meta.task == "classification":
-        return SequenceClassifier(encoder, len(meta.label_list))
-    if meta.task == "regression":
-        return SequenceClassifier(encoder, 1)
-    if meta.task == "squad":
-        return SpanLabeler(encoder)
-    if meta.task == "ner":
-        return TokenClassifier(encoder, len(meta.label_list))
-    return MultipleChoiceClassifier(encoder)
 
 
 def _assign(model, weights):
@@ -92,45 +71,14 @@ def _assign(model, weights):
                           f"{type(model).__name__}: " + ", ".join(untrained))
 
 
-def _save_classification(export_dir, model, meta):
-    labels = meta.label_list if meta.task == "classification" else None
-    return save_classification(export_dir, model, meta.text_side(), meta.max_seq_length, labels,
-                               meta.paired, meta.both_orders)
-
-
-def _save_tagging(export_dir, model, meta):
-    return save_tagging(export_dir, model, meta.text_side(), meta.max_seq_length,
-                        meta.label_list, meta.doc_stride or NER_DOC_STRIDE)
-
-
-def _save_multiple_choice(export_dir, model, meta):
-    return save_multiple_choice(export_dir, model, meta.text_side(), meta.max_seq_length)
-
-
-def _save_question_answering(export_dir, model, meta):
-    options = QuestionAnsweringOptions(max_seq_length=meta.max_seq_length,
-                                       doc_stride=meta.doc_stride, **meta.squad)
-    return save_question_answering(export_dir, model, meta.text_side(), options)
-
-
-# export_meta.json's `task` -> the serving module's save function.
-SERVING = {"classification": _save_classification, "regression": _save_classification,
-           "ner": _save_tagging, "multiple_choice": _save_multiple_choice,
-           "squad": _save_question_answering}
-
-
 def export_model(meta, export_dir, weights):
     """Writes the SavedModel of `meta.task` with `weights` (a checkpoint path or
     the trained Keras model) to `export_dir` (or its next version,
     `saved_model_dir`); returns its path."""
-    save = SERVING.get(meta.task)
-    if save is None:
-        raise ExportError(f"{EXPORT_META_FILE}: task {meta.task!r} has no serving module; "
-                          f"export/export_model.py SERVING knows {sorted(SERVING)}")
     export_dir = saved_model_dir(export_dir, keep=[weights] if isinstance(weights, str) else [])
     model = build_task_model(meta)
     _assign(model, weights)
-    return save(export_dir, model, meta)
+    return meta.task_record.serve(export_dir, model, meta)
 
 
 def export_for_runner(model, meta, export_dir):

@@ -43,8 +43,8 @@ import tensorflow as tf
 from absl import logging
 
 from checkpoints.pretrained import load_pretrained
+from contracts import registry
 from export.saved_model_io import save_atomically
-from families import registry
 from export.serving_module import checked_ids, ids_specs
 
 # The masked-LM signature's extra input: [batch, predictions] positions.

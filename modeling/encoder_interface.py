@@ -23,33 +23,16 @@ adds to the task's, weighted by `config.auxiliary_loss_weight` (GPT's
 language-model loss, `lm_coef`); task models then output it as
 `auxiliary_loss`.
 
-A family (`families.registry`) names its config type and encoder; tasks and
+A family (`contracts.registry`) names its config type and encoder; tasks and
 exports make an encoder with `build_encoder(config)`, which asks the registry
 for the config's family, so none of them names one. `check_encoder` says what
 a new encoder still lacks.
 """
 
-from families import registry
+from contracts import registry
 
 ENCODER_OUTPUTS = ("sequence_output", "pooled_output", "encoder_outputs")
 CONFIG_FIELDS = ("initializer_range", "hidden_size", "max_position_embeddings", "input_vocab_sizes")
-
-
-def family_of(config):
-    """The family name of an encoder config."""
-    try:
-        return registry.family_of(config).name
-    except registry.UnknownFamilyError as e:
-        raise TypeError(str(e)) from None
-
-
-def config_from_dict(family, values, source):
-    """The encoder config of `family` from its JSON fields; errors name `source`."""
-    try:
-        config_type = registry.family(family).config_type
-    except registry.UnknownFamilyError as e:
-        raise ValueError(f"{source}: {e}") from None
-    return config_type.from_dict(values, source=source)
 
 
 def build_encoder(config, **kwargs):

@@ -11,7 +11,7 @@ train and dev (`--dev_fraction` of them to dev), so no dev example shares an
 article with a train example.
 
 Writes `train.jsonl` and `dev.jsonl` in `--output_dir` (the JSON-lines layout
-of data/multiple_choice/swag_reader.py):
+of tasks/multiple_choice/swag_reader.py):
 
     python -m scripts.make_next_sentence_choice_set \\
         --input_files=../shared/data/corpus/wikitext2_valid.txt,../shared/data/corpus/wikitext2_test.txt \\

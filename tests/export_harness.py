@@ -15,11 +15,11 @@ import tensorflow as tf
 from checkpoints.loader import load_into
 from checkpoints.ours import save_weights
 from export.export_hub import export_hub
+from export.export_meta import read_export_meta, write_export_meta
 from export.export_model import export_for_runner, export_model
 from export.hub_encoder import build_hub_model
 from export.warmup import read_warmup_requests
 from families.bert.config import BertConfig
-from tasks.export_meta import read_export_meta, write_export_meta
 from tests.conftest import FIXTURES, ROOT
 
 # A wider initialisation than BERT's 0.02 gives a random encoder features that
@@ -44,7 +44,7 @@ _NO_PROJECT_CODE = f"""
 import importlib.util, os, sys
 _ROOT = {ROOT!r}
 assert all(os.path.abspath(p or ".") != _ROOT for p in sys.path), sys.path
-for _name in ("modeling", "export", "checkpoints", "data", "tasks"):
+for _name in ("contracts", "modeling", "export", "checkpoints", "data", "tasks", "training", "families"):
     _spec = importlib.util.find_spec(_name)
     _where = _spec and (_spec.origin or next(iter(_spec.submodule_search_locations or []), ""))
     assert not (_where or "").startswith(_ROOT), _name

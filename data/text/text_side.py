@@ -10,8 +10,9 @@ real tokens, the encoder interface's convention), `input_type_ids`) in Python
 (`pack`) and in the graph (`pack_graph`), padding on `padding_side`. Both
 halves give the same ids. A family whose vocabulary is several files lists
 them in `model_file_names`; `model_file` is the first, the others lie beside it.
-`data.text.families.text_side_for` picks the implementation by family name
-(each family's record names its `TextSide`: `families.registry`).
+`contracts.registry.text_side_for` picks the implementation by family name
+(each family's record names its `TextSide`); `as_text_side` takes a family's
+own tokenizer object as its text side.
 """
 
 import abc
@@ -20,6 +21,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from contracts import registry
 from data.text.segments import stack_inputs
 
 
@@ -213,7 +215,7 @@ class TextPacker:
     tokenizer (exactly its Python ids), then its `pack_graph`.
 
     Example:
-    >>> packer = TextPacker(text_side_for("bert", "vocab.txt", True), seq_length=128)
+    >>> packer = TextPacker(registry.text_side_for("bert", "vocab.txt", True), seq_length=128)
     >>> packer.pack(tf.constant(["A question?"]), tf.constant(["A context."]))["input_word_ids"]
     """
 
@@ -232,3 +234,22 @@ class TextPacker:
         a, b = self.tokenizer.tokenize(text_a), self.tokenizer.tokenize(text_b)
         orders = [self.text.pack_graph(pair, self.seq_length) for pair in ([a, b], [b, a])]
         return {name: tf.stack([order[name] for order in orders], axis=1) for name in orders[0]}
+
+
+def as_text_side(text):
+    """A `TextSide` as is; a family's own tokenizer (BERT's `FullTokenizer`, as
+    the original code passes it) as that family's text side."""
+    if isinstance(text, TextSide):
+        return text
+    for family in registry.families():
+        wrapped = family.text_side.wrap(text)
+        if wrapped is not None:
+            return wrapped
+    raise TypeError(f"expected a TextSide or a family's tokenizer, got {type(text).__name__}")
+
+
+def text_side_of(config):
+    """The `TextSide` of a task config's encoder family (`config.encoder_config`)
+    over its vocabulary file (`config.vocab_file`), lower-cased as `config.do_lower_case` says."""
+    return registry.text_side_for(registry.family_of(config.encoder_config).name, config.vocab_file,
+                                  config.do_lower_case)

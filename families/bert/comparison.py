@@ -3,7 +3,7 @@ NSP, + BiLSTM), a smaller BERT at the same steps (Table 6) and the randomly
 initialised floor. Pretrained as `run_pretraining.py` runs them, on records of
 `create_pretraining_data.py`, over a WordPiece vocabulary of `build_vocab.py`."""
 
-from comparisons.systems import System, Vocabulary
+from contracts.comparison import System, Vocabulary
 from families.bert.config import BertConfig
 from families.bert.flops import pretraining_flops
 

@@ -3,6 +3,7 @@
 import json
 import os
 
+from contracts.family import Family
 from families.bert.checkpoints import convert, keras_hub_preset
 from families.bert.checkpoints.formats import FORMATS
 from families.bert.checkpoints.huggingface import read_hf_config
@@ -10,7 +11,6 @@ from families.bert.config import BertConfig
 from families.bert.encoder import BertEncoder
 from families.bert.pretrainer import BertPretrainer
 from families.bert.text_side import WordPieceText
-from families.family import Family
 
 
 def masked_lm_model(config):
@@ -45,6 +45,5 @@ FAMILY = Family(
     tiny_preset="bert_tiny_uncased", hub_model=masked_lm_model,
     checkpoint_formats=FORMATS, foreign_config=foreign_config, foreign_vocabulary=foreign_vocabulary,
     convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
-    pretraining="families.bert.pretraining.run", comparison="families.bert.comparison",
-    command_lines=("build_vocab.py", "create_pretraining_data.py", "pack_pretraining_data.py",
-                   "data/build_vocab.py", "data/create_pretraining_data.py", "data/pack_pretraining_data.py"))
+    layer_combinations=True, pretraining="families.bert.pretraining.run",
+    comparison="families.bert.comparison")

@@ -1,7 +1,7 @@
 """Training FLOPs of one BERT pretraining step, as `BertPretrainer` computes it
-(`comparisons.flops` says what is counted)."""
+(`contracts.flops` says what is counted)."""
 
-from comparisons.flops import TRAINING, dense, transformer_layer
+from contracts.flops import TRAINING, dense, transformer_layer
 
 
 def pretraining_flops(config, seq_length, predictions, objective, batch):

@@ -6,8 +6,7 @@ import json
 import os
 import re
 
-from demo.pretrained import Pretrained, pretrain_and_score, read_key_values
-from demo.progress import last_logged_values
+from contracts.main_job import Pretrained
 from utils.files import atomic_write_text
 
 SEQ_LENGTH = 48
@@ -39,12 +38,13 @@ def majority_share(records_log):
     return max(share, 1 - share)
 
 
-def pretrain(stage, work, corpus, held_out, seed, quick):
-    """Runs the BERT stages through `stage(name, args, batch_size, threads)`; returns `Pretrained`."""
+def pretrain(job, work, corpus, held_out, seed, quick):
+    """Runs the BERT stages through `job.stage(name, args, batch_size, threads)`
+    (`demo.pretrained.FamilyJob`); returns its `Pretrained`."""
     path = {name: os.path.join(work, name) for name in (
         "vocab.txt", "bert_config.json", "pretraining.tfrecord", "held_out.tfrecord", "pretrain",
         "pretrain_eval", "logs")}
-    stage("vocabulary", [
+    job.stage("vocabulary", [
         "build_vocab.py", f"--input_file={corpus}", f"--output_file={path['vocab.txt']}",
         f"--vocab_size={VOCAB_SIZE}", "--num_unused=0", "--lower_thresh=5"])
     with open(path["vocab.txt"], encoding="utf-8") as f:
@@ -52,19 +52,19 @@ def pretrain(stage, work, corpus, held_out, seed, quick):
     atomic_write_text(path["bert_config.json"], json.dumps({**MODEL, "vocab_size": vocab_size}, indent=2))
     records = [f"--vocab_file={path['vocab.txt']}", "--do_lower_case", f"--max_seq_length={SEQ_LENGTH}",
                f"--max_predictions_per_seq={MAX_PREDICTIONS}", f"--random_seed={seed}"]
-    stage("pretraining data", [
+    job.stage("pretraining data", [
         "create_pretraining_data.py", f"--input_file={corpus}", f"--output_file={path['pretraining.tfrecord']}",
         *records, "--dupe_factor=10", "--num_workers=2"])
-    stage("held-out pretraining data", [
+    job.stage("held-out pretraining data", [
         "create_pretraining_data.py", f"--input_file={held_out}", f"--output_file={path['held_out.tfrecord']}",
         *records, "--dupe_factor=1"])
     pretraining = [f"--bert_config_file={path['bert_config.json']}", f"--max_seq_length={SEQ_LENGTH}",
                    f"--max_predictions_per_seq={MAX_PREDICTIONS}", f"--seed={seed}"]
     num_steps = steps(quick)
-    pretrain_and_score(stage, path, pretraining, BATCH, num_steps, micro_batches=True,
+    job.pretrain_and_score(path, pretraining, BATCH, num_steps, micro_batches=True,
                        learning_rate=LEARNING_RATE)
-    trained = last_logged_values(os.path.join(path["logs"], "pretraining.log"))
-    held = read_key_values(os.path.join(path["pretrain_eval"], "eval_results.txt"))
+    trained = job.last_logged_values(os.path.join(path["logs"], "pretraining.log"))
+    held = job.read_key_values(os.path.join(path["pretrain_eval"], "eval_results.txt"))
     return Pretrained(
         checkpoint=path["pretrain"],
         runner_flags=[f"--vocab_file={path['vocab.txt']}", f"--bert_config_file={path['bert_config.json']}"],

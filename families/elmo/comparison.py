@@ -2,24 +2,24 @@
 of its Table 7, used as its paper and this family's default use it: the biLM
 frozen, a learned scalar mix of its layers, a task BiLSTM (the family's
 `FeatureBased`). Pretrained as `run_pretraining.py --model=elmo` runs it, on
-windows of `create_elmo_pretraining_data.py`, with the shared optimizer and
+windows of `create_pretraining_data.py --model=elmo`, with the shared optimizer and
 learning rate of the other systems (`--optimizer=adamw`, not the original's
 Adagrad at 0.2) and the full softmax where the vocabulary is no larger than
 the original's 8,192 sampled words.
 
-Its vocabulary is of words (`build_elmo_vocab.py`, the same size as the
+Its vocabulary is of words (`build_vocab.py --model=elmo`, the same size as the
 others' subword vocabularies, its three special tokens included): it sizes
 the softmax only; the biLM reads every word as characters. Its windows are
 `seq_length` words, so a step reads more text than a subword model's."""
 
-from comparisons.systems import System, Vocabulary
+from contracts.comparison import System, Vocabulary
 from families.elmo.config import CharCNNOptions, ELMoConfig, LSTMOptions
 from families.elmo.flops import pretraining_flops
 
 SAMPLED_WORDS = 8192  # the original's n_negative_samples_batch: a larger vocabulary samples this many
 
 VOCABULARY = Vocabulary(lambda corpus, size, path: [
-    "build_elmo_vocab.py", f"--input_file={corpus}", f"--vocab_file={path}", f"--max_size={size}",
+    "build_vocab.py", "--model=elmo", f"--input_file={corpus}", f"--vocab_file={path}", f"--max_size={size}",
     "--min_count=2"])
 
 
@@ -44,7 +44,7 @@ def _sampled(shape):
 
 def write_records(corpus, vocabulary, shape, seed, output):
     """Streams for `batch` rows of `seq_length`-word windows (the writer draws nothing at random)."""
-    return ["create_elmo_pretraining_data.py", f"--input_file={corpus}", f"--output_file={output}",
+    return ["create_pretraining_data.py", "--model=elmo", f"--input_file={corpus}", f"--output_file={output}",
             f"--vocab_file={vocabulary}", f"--batch_size={shape.batch}", f"--unroll_steps={shape.seq_length}",
             "--num_workers=2"]
 

@@ -4,6 +4,7 @@ its weights, a task BiLSTM)."""
 
 import functools
 
+from contracts.family import Family, FeatureBased, QuestionAnswering
 from families.elmo.checkpoints import convert
 from families.elmo.checkpoints.formats import FORMATS
 from families.elmo.config import ELMoConfig
@@ -12,8 +13,7 @@ from families.elmo.hub_module import save_hub_module
 from families.elmo.question_answering import QuestionFirst, WordReader
 from families.elmo.scalar_mix import ScalarMix
 from families.elmo.text_side import ELMoText
-from families.family import Family, FeatureBased, QuestionAnswering
-from tasks.question_answering_heads import StartEndHead
+from tasks.question_answering.heads import StartEndHead
 
 # The paper's lambda = 0.001 (its Table 2: better than 1 on SQuAD, SNLI and SRL).
 L2_COEF = 0.001
@@ -27,6 +27,5 @@ FAMILY = Family(
                     "variant; the vocabulary (--vocab_file, else vocab.txt beside) goes with it."),),
     hub_module=save_hub_module, pretraining="families.elmo.pretraining.run",
     comparison="families.elmo.comparison",
-    command_lines=("build_elmo_vocab.py", "create_elmo_pretraining_data.py"),
     feature_based=FeatureBased(mix=functools.partial(ScalarMix, l2_coef=L2_COEF)),
     question_answering=QuestionAnswering(QuestionFirst, StartEndHead, WordReader))

@@ -1,7 +1,7 @@
 """Training FLOPs of one ELMo pretraining step, as `ELMoPretrainer` computes
-it (`comparisons.flops` says what is counted)."""
+it (`contracts.flops` says what is counted)."""
 
-from comparisons.flops import TRAINING, dense
+from contracts.flops import TRAINING, dense
 
 DIRECTIONS = 2  # the forward and the backward LM, each over its own stream
 

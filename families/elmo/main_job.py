@@ -1,5 +1,5 @@
 """The main job's ELMo half: a word vocabulary learned from the corpus
-(`build_elmo_vocab.py`, the LM softmax's words), the original's windows with
+(`build_vocab.py --model=elmo`, the LM softmax's words), the original's windows with
 the LSTM state carried between batches, a small character biLM pretrained on
 them with the original's Adagrad, scored on the held-out modules (forward and
 backward perplexity) beside a unigram model of the training targets.
@@ -14,8 +14,7 @@ import json
 import math
 import os
 
-from demo.pretrained import Pretrained, pretrain_and_score, read_key_values
-from demo.progress import last_logged_values
+from contracts.main_job import Pretrained
 from utils.files import atomic_write_text
 
 SEQ_LENGTH = 48  # fine-tuning and serving: words per sentence (ELMo has no position limit)
@@ -38,34 +37,36 @@ def steps(quick):
     return 10 if quick else 400
 
 
-def pretrain(stage, work, corpus, held_out, seed, quick):
-    """Runs the ELMo stages through `stage(name, args, batch_size, threads)`; returns `Pretrained`."""
+def pretrain(job, work, corpus, held_out, seed, quick):
+    """Runs the ELMo stages through `job.stage(name, args, batch_size, threads)`
+    (`demo.pretrained.FamilyJob`); returns its `Pretrained`."""
     path = {name: os.path.join(work, name) for name in (
         "vocab.txt", "options.json", "pretraining.tfrecord", "held_out.tfrecord", "pretrain", "pretrain_eval",
         "unigram.txt", "logs")}
-    stage("vocabulary", ["build_elmo_vocab.py", f"--input_file={corpus}", f"--vocab_file={path['vocab.txt']}",
-                         f"--min_count={MIN_COUNT}"])
+    job.stage("vocabulary", ["build_vocab.py", "--model=elmo", f"--input_file={corpus}",
+                             f"--vocab_file={path['vocab.txt']}", f"--min_count={MIN_COUNT}"])
     with open(path["vocab.txt"], encoding="utf-8") as f:
         vocab_size = sum(1 for _ in f)
     atomic_write_text(path["options.json"], json.dumps(MODEL, indent=2))
     records = [f"--vocab_file={path['vocab.txt']}", f"--batch_size={BATCH}", f"--unroll_steps={UNROLL_STEPS}"]
-    stage("pretraining data", ["create_elmo_pretraining_data.py", f"--input_file={corpus}",
-                               f"--output_file={path['pretraining.tfrecord']}", *records])
-    stage("held-out pretraining data", ["create_elmo_pretraining_data.py", f"--input_file={held_out}",
-                                        f"--output_file={path['held_out.tfrecord']}", *records])
+    job.stage("pretraining data", ["create_pretraining_data.py", "--model=elmo", f"--input_file={corpus}",
+                                   f"--output_file={path['pretraining.tfrecord']}", *records])
+    job.stage("held-out pretraining data", ["create_pretraining_data.py", "--model=elmo",
+                                            f"--input_file={held_out}",
+                                            f"--output_file={path['held_out.tfrecord']}", *records])
     pretraining = ["--model=elmo", f"--options_file={path['options.json']}", f"--vocab_file={path['vocab.txt']}",
                    f"--unroll_steps={UNROLL_STEPS}", "--n_negative_samples_batch=0", f"--seed={seed}"]
     num_steps = steps(quick)
     # The original's Adagrad at its learning rate (0.2), no warmup.
-    pretrain_and_score(stage, path, pretraining, BATCH, num_steps, optimizer_flags=[])
-    stage("unigram baseline", [
+    job.pretrain_and_score(path, pretraining, BATCH, num_steps, optimizer_flags=[])
+    job.stage("unigram baseline", [
         "-m", "demo.unigram_baseline", "--model=elmo", f"--train_file={path['pretraining.tfrecord']}",
         f"--held_out_file={path['held_out.tfrecord']}",
         f"--config_file={os.path.join(path['pretrain'], 'options.json')}", f"--vocab_file={path['vocab.txt']}",
         f"--output_file={path['unigram.txt']}"])
-    trained = last_logged_values(os.path.join(path["logs"], "pretraining.log"))
-    held = read_key_values(os.path.join(path["pretrain_eval"], "eval_results.txt"))
-    unigram = read_key_values(path["unigram.txt"])
+    trained = job.last_logged_values(os.path.join(path["logs"], "pretraining.log"))
+    held = job.read_key_values(os.path.join(path["pretrain_eval"], "eval_results.txt"))
+    unigram = job.read_key_values(path["unigram.txt"])
     lstm = MODEL["lstm"]
     return Pretrained(
         checkpoint=path["pretrain"],

@@ -5,11 +5,11 @@ word, or `</S>` for an empty question: the task BiLSTM reads the whole window
 there). The head is the shared start/end head over the feature-based span
 labeler (`modeling.feature_based_models.FeatureBasedSpanLabeler`)."""
 
-from data.question_answering import features
 from data.text.graph_tokenizer import GraphTokenizer
 from data.text.vocab import SPECIAL_TOKENS, Vocab
 from families.elmo.characters import word_char_ids
-from tasks.question_answering_graph_heads import StartEndReader, folded_words
+from tasks.question_answering import features
+from tasks.question_answering.graph_heads import StartEndReader, folded_words
 
 
 class QuestionFirst(features.QuestionFirst):

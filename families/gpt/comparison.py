@@ -1,14 +1,14 @@
 """OpenAI GPT's system in `compare.py`: the left-to-right Transformer LM of
 BERT's Table 1, the size of BERT's systems (its feed-forward 4 x the width,
 as the tiers' sizes are). Pretrained as `run_pretraining.py --model=gpt` runs
-it, on windows of `create_gpt_pretraining_data.py`, over a BPE vocabulary of
-`build_bpe_vocab.py` learnt from the same corpus at the same size (the three
+it, on windows of `create_pretraining_data.py --model=gpt`, over a BPE vocabulary of
+`build_vocab.py --model=gpt` learnt from the same corpus at the same size (the three
 special tokens fine-tuning adds counted in it)."""
 
 import glob
 import os
 
-from comparisons.systems import System, Vocabulary
+from contracts.comparison import System, Vocabulary
 from families.gpt.bpe import SPECIAL_TOKENS
 from families.gpt.config import GPTConfig
 from families.gpt.flops import pretraining_flops
@@ -23,7 +23,7 @@ def _encoder_file(path):
 
 
 VOCABULARY = Vocabulary(lambda corpus, size, path: [
-    "build_bpe_vocab.py", f"--input_file={corpus}", f"--output_dir={os.path.dirname(path)}",
+    "build_vocab.py", "--model=gpt", f"--input_file={corpus}", f"--output_dir={os.path.dirname(path)}",
     f"--vocab_size={size}"], written=_encoder_file)
 
 
@@ -44,7 +44,7 @@ def write_records(corpus, vocabulary, shape, seed, output):
     tokenized by the original Python pipeline: on this project's CPU host it
     took a fifth of the in-graph tokenizer's CPU time, and the two give the
     same ids on 99.9% of sentences (docs/families/gpt-text.md)."""
-    return ["create_gpt_pretraining_data.py", f"--input_file={corpus}", f"--output_file={output}",
+    return ["create_pretraining_data.py", "--model=gpt", f"--input_file={corpus}", f"--output_file={output}",
             f"--vocab_file={vocabulary}", f"--max_seq_length={shape.seq_length}", "--original_tokenizer",
             "--num_workers=2"]
 

@@ -1,6 +1,6 @@
 """OpenAI GPT (Radford et al. 2018) in the family registry."""
 
-from families.family import Family, QuestionAnswering
+from contracts.family import Family, QuestionAnswering
 from families.gpt.checkpoints import convert
 from families.gpt.checkpoints.formats import FORMATS, foreign_config
 from families.gpt.config import GPTConfig
@@ -15,7 +15,6 @@ FAMILY = Family(
     name="gpt", title="OpenAI GPT", config_type=GPTConfig, encoder_type=GPTEncoder, text_side=GPTText,
     tiny_preset="gpt_tiny", checkpoint_formats=FORMATS, foreign_config=foreign_config,
     convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
-    pretraining="families.gpt.pretraining.run", comparison="families.gpt.comparison",
-    command_lines=("build_bpe_vocab.py", "create_gpt_pretraining_data.py"), language_model=GPTNextToken,
+    pretraining="families.gpt.pretraining.run", comparison="families.gpt.comparison", language_model=GPTNextToken,
     question_answering=QuestionAnswering(
         windows=QuestionThenParagraph, head=BytePairSpanHead, graph_head=BytePairReader))

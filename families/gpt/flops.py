@@ -1,7 +1,7 @@
 """Training FLOPs of one GPT pretraining step, as `GPTPretrainingTask`
-computes it (`comparisons.flops` says what is counted)."""
+computes it (`contracts.flops` says what is counted)."""
 
-from comparisons.flops import TRAINING, dense, transformer_layer
+from contracts.flops import TRAINING, dense, transformer_layer
 
 
 def pretraining_flops(config, seq_length, batch):

@@ -1,5 +1,5 @@
 """The main job's GPT half: a BPE vocabulary learned from the corpus
-(`build_bpe_vocab.py`), contiguous windows of its ids, a 2-layer GPT
+(`build_vocab.py --model=gpt`), contiguous windows of its ids, a 2-layer GPT
 pretrained on them with the original's optimizer (bias-corrected Adam, warmup
 then cosine decay), scored on the held-out modules beside a unigram model of
 the training tokens."""
@@ -8,8 +8,7 @@ import json
 import math
 import os
 
-from demo.pretrained import Pretrained, pretrain_and_score, read_key_values
-from demo.progress import last_logged_values
+from contracts.main_job import Pretrained
 from utils.files import atomic_write_text
 
 SEQ_LENGTH = 64  # the windows, fine-tuning and serving
@@ -25,36 +24,38 @@ def steps(quick):
     return 20 if quick else 3000
 
 
-def pretrain(stage, work, corpus, held_out, seed, quick):
-    """Runs the GPT stages through `stage(name, args, batch_size, threads)`; returns `Pretrained`."""
+def pretrain(job, work, corpus, held_out, seed, quick):
+    """Runs the GPT stages through `job.stage(name, args, batch_size, threads)`
+    (`demo.pretrained.FamilyJob`); returns its `Pretrained`."""
     num_merges = 300 if quick else NUM_MERGES  # the quick corpus has too few frequent pairs for more
     encoder = f"encoder_bpe_{num_merges}.json"
     path = {name: os.path.join(work, name) for name in (
         encoder, "gpt_config.json", "pretraining.tfrecord", "held_out.tfrecord", "pretrain", "pretrain_eval",
         "unigram.txt", "logs")}
-    stage("vocabulary", ["build_bpe_vocab.py", f"--input_file={corpus}", f"--output_dir={work}",
-                         f"--num_merges={num_merges}"])
+    job.stage("vocabulary", ["build_vocab.py", "--model=gpt", f"--input_file={corpus}", f"--output_dir={work}",
+                             f"--num_merges={num_merges}"])
     with open(path[encoder], encoding="utf-8") as f:
         n_vocab = len(json.load(f))
     atomic_write_text(path["gpt_config.json"], json.dumps({**MODEL, "n_vocab": n_vocab}, indent=2))
     # The original Python pipeline, as the original's records; its writer loads no TensorFlow (the
     # in-graph tokenizer of fine-tuning gives the same ids on every line of this corpus).
     records = [f"--vocab_file={path[encoder]}", f"--max_seq_length={SEQ_LENGTH}", "--original_tokenizer"]
-    stage("pretraining data", ["create_gpt_pretraining_data.py", f"--input_file={corpus}",
-                               f"--output_file={path['pretraining.tfrecord']}", *records])
-    stage("held-out pretraining data", ["create_gpt_pretraining_data.py", f"--input_file={held_out}",
-                                        f"--output_file={path['held_out.tfrecord']}", *records])
+    job.stage("pretraining data", ["create_pretraining_data.py", "--model=gpt", f"--input_file={corpus}",
+                                   f"--output_file={path['pretraining.tfrecord']}", *records])
+    job.stage("held-out pretraining data", ["create_pretraining_data.py", "--model=gpt",
+                                            f"--input_file={held_out}",
+                                            f"--output_file={path['held_out.tfrecord']}", *records])
     pretraining = ["--model=gpt", f"--bert_config_file={path['gpt_config.json']}", f"--max_seq_length={SEQ_LENGTH}",
                    "--optimizer=adam", "--learning_rate_schedule=cosine", f"--seed={seed}"]
     num_steps = steps(quick)
-    pretrain_and_score(stage, path, pretraining, BATCH, num_steps)
-    stage("unigram baseline", [
+    job.pretrain_and_score(path, pretraining, BATCH, num_steps)
+    job.stage("unigram baseline", [
         "-m", "demo.unigram_baseline", "--model=gpt", f"--train_file={path['pretraining.tfrecord']}",
         f"--held_out_file={path['held_out.tfrecord']}", f"--config_file={path['gpt_config.json']}",
         f"--max_seq_length={SEQ_LENGTH}", f"--output_file={path['unigram.txt']}"])
-    trained = last_logged_values(os.path.join(path["logs"], "pretraining.log"))
-    held = read_key_values(os.path.join(path["pretrain_eval"], "eval_results.txt"))
-    unigram = read_key_values(path["unigram.txt"])
+    trained = job.last_logged_values(os.path.join(path["logs"], "pretraining.log"))
+    held = job.read_key_values(os.path.join(path["pretrain_eval"], "eval_results.txt"))
+    unigram = job.read_key_values(path["unigram.txt"])
     return Pretrained(
         checkpoint=path["pretrain"],
         runner_flags=[f"--vocab_file={path[encoder]}", f"--bert_config_file={path['gpt_config.json']}"],

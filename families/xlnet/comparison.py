@@ -1,15 +1,15 @@
 """XLNet's system in `compare.py`: the permutation LM with partial prediction
 and segment recurrence, the size of BERT's systems. Pretrained as
 `run_pretraining.py --model=xlnet` runs it, on records of
-`create_xlnet_pretraining_data.py`, over a SentencePiece model of
-`build_spm_vocab.py` (cased, as the released XLNets)."""
+`create_pretraining_data.py --model=xlnet`, over a SentencePiece model of
+`build_vocab.py --model=xlnet` (cased, as the released XLNets)."""
 
-from comparisons.systems import System, Vocabulary
+from contracts.comparison import System, Vocabulary
 from families.xlnet.config import XLNetConfig
 from families.xlnet.flops import pretraining_flops
 
 VOCABULARY = Vocabulary(lambda corpus, size, path: [
-    "build_spm_vocab.py", f"--input_file={corpus}", f"--model_file={path}", f"--vocab_size={size}"])
+    "build_vocab.py", "--model=xlnet", f"--input_file={corpus}", f"--model_file={path}", f"--vocab_size={size}"])
 
 
 def _reuse_len(shape):
@@ -25,7 +25,7 @@ def config(size, shape):
 
 
 def write_records(corpus, vocabulary, shape, seed, output):
-    return ["create_xlnet_pretraining_data.py", f"--input_file={corpus}", f"--output_file={output}",
+    return ["create_pretraining_data.py", "--model=xlnet", f"--input_file={corpus}", f"--output_file={output}",
             f"--sp_path={vocabulary}", f"--seq_len={shape.seq_length}",
             f"--reuse_len={_reuse_len(shape)}", f"--num_predict={shape.predictions}",
             f"--bsz_per_host={shape.batch}", "--nobi_data", f"--random_seed={seed}", "--num_workers=2"]

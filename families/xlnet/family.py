@@ -1,6 +1,6 @@
 """XLNet (Yang et al. 2019) in the family registry."""
 
-from families.family import Family, QuestionAnswering
+from contracts.family import Family, QuestionAnswering
 from families.xlnet.checkpoints import convert, huggingface
 from families.xlnet.checkpoints.formats import FORMATS, saved_weights
 from families.xlnet.config import XLNetConfig
@@ -25,5 +25,4 @@ FAMILY = Family(
         ParagraphFirst, BeamHead, BeamReader,
         flags=(("start_n_top", 5, "top starts kept per window (the original's flag)."),
                ("end_n_top", 5, "top ends kept per start (the original's flag)."))),
-    pretraining="families.xlnet.pretraining.run", comparison="families.xlnet.comparison",
-    command_lines=("build_spm_vocab.py", "create_xlnet_pretraining_data.py"))
+    pretraining="families.xlnet.pretraining.run", comparison="families.xlnet.comparison")

@@ -1,7 +1,7 @@
 """Training FLOPs of one XLNet pretraining step, as `XLNetPretrainer` computes
-it (`comparisons.flops` says what is counted)."""
+it (`contracts.flops` says what is counted)."""
 
-from comparisons.flops import TRAINING, attention, dense
+from contracts.flops import TRAINING, attention, dense
 
 
 def _relative_attention(queries, keys, positions, width):

@@ -3,8 +3,8 @@
 import pytest
 
 from benchmarks.common import cpu_default_contenders
-from tasks import precision
 from tests.benchmarks.run_script import compare_with_hugging_face
+from training import precision
 
 CONTENDERS = ("ours_fp32", "ours_bf16", "hf_torch_fp32", "hf_torch_bf16_weights")
 

@@ -7,7 +7,7 @@ import keras
 import pytest
 
 from checkpoints.ours import save_weights
-from families import registry
+from contracts import registry
 
 
 def tiny_config(name):

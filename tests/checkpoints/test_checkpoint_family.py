@@ -13,7 +13,7 @@ import pytest
 
 from checkpoints.loader import CheckpointFamilyError, load_into
 from checkpoints.pretrained import load_pretrained
-from families import registry
+from contracts import registry
 from tests.checkpoints.conftest import tiny_config
 from tests.conftest import ROOT
 from tests.families.gpt.kit import ENCODER_FILE

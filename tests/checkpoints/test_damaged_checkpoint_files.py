@@ -14,7 +14,7 @@ import pytest
 from checkpoints.damaged_files import DamagedCheckpointFileError
 from checkpoints.loader import detect_format
 from checkpoints.pretrained import load_pretrained
-from families import registry
+from contracts import registry
 from tests.checkpoints.conftest import tiny_config
 from tests.conftest import ROOT
 

@@ -5,7 +5,7 @@ import pytest
 
 from comparisons.arms import FEATURES, FINAL, STEP, checkpoint_runs, resolve
 from comparisons.budget import checkpoint_steps, plan_budget, seconds_per_step
-from comparisons.systems import System, Vocabulary
+from contracts.comparison import System, Vocabulary
 
 VOCABULARY = Vocabulary(lambda corpus, size, path: [])
 

@@ -111,7 +111,7 @@ def test_report_and_plots_are_written(resumed):
 def test_left_to_right_systems_fine_tune_with_the_causal_mask_of_their_checkpoint(resumed):
     from checkpoints.loader import load_into
     from export.export_model import build_task_model
-    from tasks.export_meta import read_export_meta
+    from export.export_meta import read_export_meta
     output_dir, _, _ = resumed
     for name, bilstm in (("ltr", False), ("ltr_bilstm", True)):
         run = output_dir / "fine_tuning" / name / "word_order" / "final" / "seed_0"

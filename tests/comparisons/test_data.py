@@ -7,8 +7,8 @@ import os
 import pytest
 
 from comparisons import corpus, task_data
-from data.classification.glue_readers import GlueReader
-from data.tagging.conll_reader import read_tagged_file
+from tasks.classification.glue_readers import GlueReader
+from tasks.tagging.conll_reader import read_tagged_file
 from tests.conftest import FIXTURES
 
 SENTENCES = [f"Sentence number {i} of document {d} has enough words." for d in range(40) for i in range(3)]

@@ -7,7 +7,7 @@ from comparisons.downstream import TASKS, Sources
 from comparisons.protocol import Protocol
 from comparisons.systems import all_systems
 from comparisons.tiers import TIERS
-from families import registry
+from contracts import registry
 from tests.conftest import ROOT
 
 

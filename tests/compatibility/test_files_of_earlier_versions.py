@@ -11,8 +11,8 @@ import sys
 import numpy as np
 import tensorflow as tf
 
+from export.export_meta import read_export_meta
 from export.export_model import export_model
-from tasks.export_meta import read_export_meta
 from tests.conftest import FIXTURES, ROOT, read_json
 from tests.export_harness import run_fresh
 

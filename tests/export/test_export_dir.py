@@ -16,6 +16,7 @@ from checkpoints.ours import save_weights
 from export.export_dir import MARKER, ExportDirError
 from export.export_generation import write_generation
 from export.export_hub import write_hub_pair
+from export.export_meta import ExportMeta, write_export_meta
 from export.export_model import export_for_runner, fine_tune_and_export
 from export.saved_model_io import save_atomically
 from families.bert.encoder import dummy_inputs
@@ -23,8 +24,7 @@ from families.elmo.config import ELMoConfig
 from families.elmo.encoder import ELMoEncoder
 from families.elmo.hub_module import save_hub_module
 from modeling.encoder_interface import build_encoder
-from modeling.task_models import SequenceClassifier
-from tasks.export_meta import ExportMeta, write_export_meta
+from tasks.classification.model import SequenceClassifier
 from tests.conftest import ROOT
 from tests.export_harness import TINY_CONFIG
 from tests.families.gpt import kit as gpt_kit

@@ -11,22 +11,25 @@ import pytest
 
 from checkpoints.loader import load_into
 from checkpoints.ours import save_weights
+from contracts import task_registry
 from data.text.segments import encode_texts
 from data.text.tokenization import FullTokenizer
-from export.export_model import SERVING, ExportError, build_task_model, export_model
+from export.export_meta import ExportMeta, ExportMetaError, read_export_meta, write_export_meta
+from export.export_model import ExportError, build_task_model, export_model
 from families.bert.encoder import dummy_inputs
 from modeling.encoder_interface import build_encoder
-from modeling.task_models import (SequenceClassifier, MultipleChoiceClassifier, SpanLabeler,
-                                  TokenClassifier)
-from tasks.export_meta import TASKS, ExportMeta, read_export_meta, write_export_meta
+from tasks.classification.model import SequenceClassifier
+from tasks.multiple_choice.model import MultipleChoiceClassifier
+from tasks.question_answering.model import SpanLabeler
+from tasks.tagging.model import TokenClassifier
 from tests.export_harness import TINY_CONFIG, run_fresh, sentences
 
 SEQ_LENGTH = 32
 LABELS = ("O", "B-PER", "I-PER")
 MODELS = {
     "classification": lambda encoder: SequenceClassifier(encoder, 3, dropout_rate=0.3),
-    "squad": SpanLabeler,
-    "ner": lambda encoder: TokenClassifier(encoder, len(LABELS), dropout_rate=0.2),
+    "question_answering": SpanLabeler,
+    "tagging": lambda encoder: TokenClassifier(encoder, len(LABELS), dropout_rate=0.2),
     "multiple_choice": MultipleChoiceClassifier,
 }
 
@@ -34,11 +37,11 @@ MODELS = {
 def _meta(task, vocab_file, model=None):
     return ExportMeta(
         task, TINY_CONFIG, vocab_file, max_seq_length=SEQ_LENGTH,
-        label_list=LABELS if task in ("classification", "ner") else None,
-        doc_stride=16 if task in ("squad", "ner") else None,
+        label_list=LABELS if task in ("classification", "tagging") else None,
+        doc_stride=16 if task in ("question_answering", "tagging") else None,
         squad=dict(max_query_length=8, n_best_size=5, max_answer_length=10,
                    version_2_with_negative=False, null_score_diff_threshold=0.0)
-        if task == "squad" else None,
+        if task == "question_answering" else None,
         task_model=None if model is None else keras.saving.serialize_keras_object(model))
 
 
@@ -84,12 +87,15 @@ def test_mixed_precision_model_is_rebuilt_in_float32(uncased_vocab_file):
 
 
 def test_every_task_has_a_serving_module_and_unknown_ones_are_named(uncased_vocab_file):
-    assert set(SERVING) == set(TASKS)
-    meta = _meta("classification", uncased_vocab_file)
-    object.__setattr__(meta, "task", "summarization")
-    with pytest.raises(ExportError, match=r"export_meta.json: task 'summarization' has no "
-                                          r"serving module; export/export_model.py SERVING"):
-        export_model(meta, "unused", "unused")
+    assert {t.name for t in task_registry.tasks() if t.serve} == set(MODELS)
+    # The names earlier versions wrote into export_meta.json read as today's.
+    for old, task in (("regression", "classification"), ("squad", "question_answering"), ("ner", "tagging")):
+        assert dataclasses.replace(_meta(task, uncased_vocab_file), task=old).task == task
+    with pytest.raises(ExportMetaError, match=r"unknown task 'summarization'; registered: classification, "
+                                              r"question_answering, tagging, multiple_choice"):
+        _meta("summarization", uncased_vocab_file)
+    with pytest.raises(ExportMetaError, match="task 'feature_extraction' is not exported"):
+        _meta("feature_extraction", uncased_vocab_file)
 
 
 _LOADER = """

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from export.serving_classification import example_protos, save_classification
-from families import registry
-from modeling.feature_based_models import FeatureBasedClassifier, feature_based
-from modeling.task_models import SequenceClassifier
+from contracts import registry
+from modeling.feature_based_models import feature_based
+from tasks.classification.model import FeatureBasedClassifier, SequenceClassifier
+from tasks.classification.serving import example_protos, save_classification
 
 SEQ_LENGTH = 12
 TEXTS = ["The red house has two doors.", "A cat."]

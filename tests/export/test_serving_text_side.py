@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.text.families import text_side_for
-from export.serving_classification import save_classification
-from export.serving_multiple_choice import save_multiple_choice
+from contracts import registry
+from tasks.classification.serving import save_classification
+from tasks.multiple_choice.serving import save_multiple_choice
 from tests.families.xlnet.spiece_model import learn_spiece_model
 
 SEQ_LENGTH = 16
@@ -51,7 +51,7 @@ class ChoiceScorer(keras.Model):
 
 @pytest.fixture(scope="module")
 def xlnet_text(tmp_path_factory):
-    return text_side_for("xlnet", learn_spiece_model(tmp_path_factory.mktemp("spm")), False)
+    return registry.text_side_for("xlnet", learn_spiece_model(tmp_path_factory.mktemp("spm")), False)
 
 
 def test_classifier_serves_xlnet_text_as_python_packs_it(xlnet_text, tmp_path):

@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspa
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
-from families import registry  # noqa: E402
+from contracts import registry  # noqa: E402
 
 
 def main(name, directory):

@@ -3,7 +3,7 @@
 (Python ids equal the graph's) and each fine-tuning task it declares, run as a
 user runs it, with the exports served in a fresh process.
 
-A family joins by being registered (`families/registry.py`) and giving a kit,
+A family joins by being registered (`contracts/registry.py`) and giving a kit,
 `tests/families/<name>/kit.py`: `vocabulary(tmp_path_factory)` (the path of a
 vocabulary file of its text side, or None for a family whose models run
 without one: ELMo's) and `tiny_config()` (a config of its `config_type` small
@@ -30,13 +30,12 @@ from seqeval.metrics import f1_score
 
 from checkpoints.ours import save_weights
 from checkpoints.pretrained import load_pretrained
-from data.question_answering.squad_reader import read_squad_file
+from contracts import registry, task_registry
 from data.text.text_side import TextPacker
-from families import registry
-from families.family import TASKS
 from modeling.encoder_interface import ENCODER_OUTPUTS, check_encoder
-from modeling.feature_based_models import FeatureBasedClassifier, feature_based
-from modeling.task_models import SequenceClassifier
+from modeling.feature_based_models import feature_based
+from tasks.classification.model import FeatureBasedClassifier, SequenceClassifier
+from tasks.question_answering.squad_reader import read_squad_file
 from tests.conftest import FIXTURES, ROOT, read_json, read_squad_predictions
 from tests.data.text.test_text_side import TEXTS_A, TEXTS_B
 from tests.export_harness import HOSTILE_TEXTS, run_fresh
@@ -142,7 +141,7 @@ def test_the_record_is_complete_and_consistent(name, family, kit):
     assert family.text_side.family == name
     assert family.config_file.endswith(".json") and os.path.basename(family.config_file) == \
         family.config_file
-    assert set(family.tasks) <= set(TASKS) and family.tasks
+    assert set(family.tasks) <= set(task_registry.names()) and family.tasks
     preset = family.config_type.from_preset(family.tiny_preset)
     assert type(preset) is family.config_type and registry.family_of(preset) is family
     check_encoder(family.build_encoder(preset))
@@ -494,7 +493,7 @@ CHECKS = {"classification": check_classification, "question_answering": check_qu
           "feature_extraction": check_feature_extraction}
 
 
-@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("task", task_registry.names())
 def test_each_task_runs_from_its_command_line(family, runs, task, text_side, encoder):
     if task not in family.tasks:
         pytest.skip(f"the {family.name} family does not declare {task}")

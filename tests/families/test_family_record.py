@@ -6,8 +6,8 @@ import dataclasses
 import pytest
 
 from checkpoints.companion_files import family_of_values
-from families import registry
-from families.family import TASKS, UnsupportedTaskError
+from contracts import registry, task_registry
+from contracts.family import UnsupportedTaskError
 from modeling.json_config import ConfigError
 
 
@@ -17,7 +17,7 @@ def test_a_task_the_record_does_not_list_is_refused_naming_what_it_supports():
     with pytest.raises(UnsupportedTaskError, match="the bert family does not support question_answering; "
                                                    "it supports classification, tagging"):
         family.check_task("question_answering")
-    assert all(set(f.tasks) <= set(TASKS) for f in registry.families())
+    assert all(set(f.tasks) <= set(task_registry.names()) for f in registry.families())
 
 
 def test_a_config_file_is_read_as_the_family_whose_fields_it_holds():

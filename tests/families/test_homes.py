@@ -1,62 +1,35 @@
 """Each family lives in its home and shared code reaches it only through the
-registry: no module outside `families/<name>/` imports one, but for the
-command lines a family's record names as its own."""
-
-import ast
-import os
-import subprocess
+registry: no module outside `families/<name>/` imports one (the main job's
+and the comparison's shared halves, `demo/` and `comparisons/`, included), a
+home imports no other family, and no home imports an application."""
 
 import pytest
 
-from families import registry
-from tests.conftest import ROOT
+from contracts import registry
+from tests.source_imports import home_of, imported_modules, is_application_module, python_files
 
-# Folders whose modules are about one family or compare several by name, not shared code.
-NOT_SHARED = ("tests/", "benchmarks/", "demo/", "scripts/")
-
-
-def python_files():
-    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "*.py"],
-                            cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    return [path for path in listed if os.path.exists(os.path.join(ROOT, path))]
-
-
-def home_of(path):
-    """The family whose home holds `path`, or None."""
-    parts = path.split("/")
-    return parts[1] if parts[0] == "families" and len(parts) > 2 else None
+# Folders whose modules compare several families by name, not shared code.
+NOT_SHARED = ("tests/", "benchmarks/", "scripts/")
 
 
 def imported_families(path):
     """{family name: first line} of the family homes `path` imports."""
-    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
-        tree = ast.parse(f.read(), path)
     found = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            modules = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "families":
-            modules = [f"families.{alias.name}" for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0:
-            modules = [node.module]
-        else:
-            continue
-        for module in modules:
-            parts = module.split(".")
-            if parts[0] == "families" and len(parts) > 1 and parts[1] in registry.names():
-                found.setdefault(parts[1], node.lineno)
+    for module, line in imported_modules(path).items():
+        parts = module.split(".")
+        if parts[0] == "families" and len(parts) > 1 and parts[1] in registry.names():
+            found.setdefault(parts[1], line)
     return found
 
 
 def family_imports_of_shared_code():
     """[(path, family, line)] of every import of a family outside its home."""
-    own_commands = {command: f.name for f in registry.families() for command in f.command_lines}
     offending = []
     for path in python_files():
         if path.startswith(NOT_SHARED):
             continue
         for family, line in imported_families(path).items():
-            if family not in (home_of(path), own_commands.get(path)):
+            if family != home_of(path, "families"):
                 offending.append((path, family, line))
     return sorted(offending)
 
@@ -68,5 +41,12 @@ def test_shared_code_imports_no_family():
 @pytest.mark.parametrize("name", registry.names())
 def test_a_family_home_imports_no_other_family(name):
     for path in python_files():
-        if home_of(path) == name:
+        if home_of(path, "families") == name:
             assert set(imported_families(path)) <= {name}, path
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_a_family_home_imports_no_application(name):
+    for path in python_files():
+        if home_of(path, "families") == name:
+            assert [m for m in imported_modules(path) if is_application_module(m)] == [], path

@@ -14,11 +14,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspa
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
-import modeling.feature_based_tagger  # noqa: E402,F401  (registers the model classes)
-import modeling.task_models  # noqa: E402,F401
-from families import registry  # noqa: E402
+import tasks.tagging.feature_based_tagger  # noqa: E402,F401  (registers the model classes)
+from contracts import registry, task_registry  # noqa: E402
 
 registry.families()  # every family's encoder and pretrainer classes registered
+task_registry.tasks()  # every task's models registered
 from tests.modeling.model_test_case import flat_outputs  # noqa: E402
 
 

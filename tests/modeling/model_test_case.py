@@ -24,7 +24,7 @@ import numpy as np
 
 from tests.conftest import ROOT
 
-# fp32 through two layers on values of order 1, as tests/modeling/test_backends.py.
+# fp32 through two layers on values of order 1, as tests/families/bert/test_backends.py.
 BACKEND_ATOL = 1e-5
 MIXED_POLICY = "mixed_bfloat16"
 

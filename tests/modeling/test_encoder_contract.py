@@ -10,9 +10,11 @@ import pytest
 from keras import ops
 
 from modeling.encoder_interface import input_specs
-from modeling.task_models import (MultipleChoiceClassifier, SequenceClassifier, SpanLabeler,
-                                  TokenClassifier)
-from tasks.base import Task
+from tasks.classification.model import SequenceClassifier
+from tasks.multiple_choice.model import MultipleChoiceClassifier
+from tasks.question_answering.model import SpanLabeler
+from tasks.tagging.model import TokenClassifier
+from training.task import Task
 
 HIDDEN, CHARACTERS, VOCAB = 8, 4, 20
 

@@ -6,9 +6,12 @@ import numpy as np
 import pytest
 
 from families.bert.encoder import BertEncoder
-from modeling.feature_based_tagger import FeatureBasedTagger
 from families.bert.pretrainer import BertPretrainer
-from modeling.task_models import SequenceClassifier, MultipleChoiceClassifier, SpanLabeler, TokenClassifier
+from tasks.classification.model import SequenceClassifier
+from tasks.multiple_choice.model import MultipleChoiceClassifier
+from tasks.question_answering.model import SpanLabeler
+from tasks.tagging.feature_based_tagger import FeatureBasedTagger
+from tasks.tagging.model import TokenClassifier
 from tests.modeling.model_test_case import (ModelCase, check_backends_agree, check_mixed_precision,
                                             check_serialization, jax_outputs)
 from tests.tiny_config import TINY_CONFIG

@@ -14,16 +14,16 @@ import pytest
 import tensorflow as tf
 
 from checkpoints.companion_files import resolve_encoder_config
-from families.bert.checkpoints.keras_hub_preset import PresetError
 from checkpoints.loader import load_into
 from convert_checkpoint import convert
 from data.text.segments import encode_texts
 from data.text.tokenization import FullTokenizer
 from export.export_hub import export_hub
+from export.export_meta import read_export_meta
 from export.export_model import build_task_model
+from families.bert.checkpoints.keras_hub_preset import PresetError
 from families.bert.encoder import BertEncoder
-from modeling.task_models import SequenceClassifier
-from tasks.export_meta import read_export_meta
+from tasks.classification.model import SequenceClassifier
 from tests.causality import sees_only_earlier_tokens
 from tests.conftest import FIXTURES, ROOT, read_json
 from tests.export_harness import TINY_CONFIG, sentences

@@ -11,12 +11,12 @@ import sys
 import numpy as np
 import pytest
 
-from data.classification.glue_readers import GlueReader
-from tasks.fine_tuning import RunResult
-from tasks.learning_rate_sweep import SWEEP_RESULTS, plan_runs, run_sweep
-from tasks.classification import ClassificationConfig, ClassificationTask
+from tasks.classification.glue_readers import GlueReader
+from tasks.classification.task import ClassificationConfig, ClassificationTask
 from tests.conftest import FIXTURES, ROOT, logits_by_example
 from tests.tiny_config import TINY_CONFIG
+from training.fine_tuning import RunResult
+from training.learning_rate_sweep import SWEEP_RESULTS, plan_runs, run_sweep
 
 tf = pytest.importorskip("tensorflow")
 

@@ -18,12 +18,13 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from checkpoints.companion_files import resolve_encoder_config, resolve_model_files, resolve_vocab_file
+from checkpoints.companion_files import (resolve_encoder_config, resolve_model_files,
+                                         resolve_vocab_file)
 from checkpoints.loader import CheckpointMismatchError, load_into
+from export.export_meta import read_export_meta
 from export.export_model import build_task_model
 from families.bert.config import ConfigError
 from families.xlnet.pretrainer import XLNetPretrainer
-from tasks.export_meta import read_export_meta
 from tests.conftest import ROOT, modes_unlike_plain_writes
 from tests.runners.xlnet_release import CONFIG, PRETRAINING_CONFIG
 from tests.tiny_config import TINY_CONFIG

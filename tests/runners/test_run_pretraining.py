@@ -72,7 +72,7 @@ def test_phase_two_starts_from_phase_one_at_a_longer_length(setup, tmp_path):
 
 
 def test_phase_two_on_packed_rows_loads_phase_one(setup, tmp_path):
-    from pack_pretraining_data import pack_pretraining_files
+    from families.bert.commands.pack_pretraining_data import pack_pretraining_files
     phase1, phase2 = tmp_path / "phase1", tmp_path / "phase2"
     run(command(setup, phase1, setup["seq16"], 16, "--do_train", "--num_train_steps=2"))
     packed = str(tmp_path / "packed32.tfrecord")

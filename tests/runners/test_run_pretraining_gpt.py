@@ -12,10 +12,10 @@ import sys
 import pytest
 
 from checkpoints.ours import save_weights
-from families import registry
+from contracts import registry
 from tests.conftest import ROOT, assert_resumed_values, checkpoint_values, process_holding_lock
-from tests.families.gpt.kit import ENCODER_FILE
 from tests.families.elmo.kit import tiny_config as elmo_config
+from tests.families.gpt.kit import ENCODER_FILE
 from tests.families.gpt.pretraining.corpus import CONFIG
 from tests.families.xlnet.corpus import write_corpus
 from tests.runners.test_run_pretraining import fails, read_results, run

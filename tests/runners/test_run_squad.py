@@ -8,15 +8,15 @@ import sys
 import numpy as np
 import pytest
 
-from data.question_answering.squad_reader import read_squad_file
 from families.xlnet.config import XLNetConfig
-from tasks.question_answering import QuestionAnsweringConfig, QuestionAnsweringTask
-from tasks.run_options import RunOptions
-from tasks.trainer import Trainer
+from tasks.question_answering.squad_reader import read_squad_file
+from tasks.question_answering.task import QuestionAnsweringConfig, QuestionAnsweringTask
 from tests.conftest import FIXTURES, ROOT, read_json, read_squad_predictions
 from tests.families.xlnet.spiece_model import learn_spiece_model
-from tests.tiny_config import TINY_CONFIG
 from tests.families.xlnet.squad import write_squad_v2
+from tests.tiny_config import TINY_CONFIG
+from training.run_options import RunOptions
+from training.trainer import Trainer
 
 V2 = os.path.join(FIXTURES, "squad_v2_tiny.json")
 
@@ -54,7 +54,7 @@ def test_train_and_predict_write_well_formed_outputs(tmp_path, uncased_vocab_fil
     for key in ("exact", "f1", "best_exact", "best_f1"):
         assert 0.0 <= results[key] <= 100.0
     meta = json.loads((output_dir / "export_meta.json").read_text())
-    assert meta["task"] == "squad" and meta["task_model"]["class_name"] == "SpanLabeler"
+    assert meta["task"] == "question_answering" and meta["task_model"]["class_name"] == "SpanLabeler"
     assert os.path.isdir(output_dir / "train")  # TensorBoard summaries
     assert any(name.startswith("ckpt-") for name in os.listdir(output_dir))
     assert not [name for name in os.listdir(output_dir) if name.endswith(".tmp")]

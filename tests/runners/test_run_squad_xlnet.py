@@ -13,9 +13,9 @@ import pytest
 import tensorflow as tf
 
 from checkpoints.loader import load_into
-from data.question_answering.squad_reader import read_squad_file
+from export.export_meta import read_export_meta
 from export.export_model import build_task_model
-from tasks.export_meta import read_export_meta
+from tasks.question_answering.squad_reader import read_squad_file
 from tests.conftest import ROOT, read_json, read_squad_predictions
 from tests.families.xlnet.squad import write_squad_v2
 
@@ -59,7 +59,7 @@ def test_trains_and_predicts_squad_v2(xlnet_release, tmp_path):
     for key in ("exact", "f1", "best_exact", "best_f1"):
         assert 0.0 <= results[key] <= 100.0
     meta = read_json(output_dir / "export_meta.json")
-    assert meta["task"] == "squad" and meta["encoder_family"] == "xlnet"
+    assert meta["task"] == "question_answering" and meta["encoder_family"] == "xlnet"
     assert meta["task_model"]["class_name"] == "XLNetSpanLabeler"
     assert meta["task_model"]["config"]["start_n_top"] == 3
     assert meta["do_lower_case"] is False  # XLNet's default, as the original's --uncased

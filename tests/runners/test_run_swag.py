@@ -9,13 +9,13 @@ import sys
 
 import pytest
 
-from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
-from tasks.optimization import OptimizerConfig
-from tasks.run_options import RunOptions
-from tasks.trainer import Trainer
+from tasks.multiple_choice.task import MultipleChoiceConfig, MultipleChoiceTask
 from tests.conftest import FIXTURES, ROOT
 from tests.runners.xlnet_release import write_xlnet_release
 from tests.tiny_config import TINY_CONFIG
+from training.optimization import OptimizerConfig
+from training.run_options import RunOptions
+from training.trainer import Trainer
 
 
 @pytest.fixture

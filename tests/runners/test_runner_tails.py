@@ -6,8 +6,8 @@ import os
 import pytest
 from absl import app, flags
 
-from tasks.flag_groups import check_fine_tuning_flags
 from tests.conftest import ROOT
+from training.flag_groups import check_fine_tuning_flags
 
 RUNNERS = ("run_ner.py", "run_squad.py", "run_swag.py")
 

@@ -6,14 +6,14 @@ import keras
 import numpy as np
 import pytest
 
-from data.classification.custom_reader import CustomReader
 from families.elmo.config import ELMoConfig
 from families.elmo.family import L2_COEF
-from modeling.feature_based_models import FeatureBasedClassifier
-from tasks.classification import ClassificationConfig, ClassificationTask
-from tasks.optimization import OptimizerConfig
-from tasks.run_options import RunOptions
-from tasks.trainer import Trainer
+from tasks.classification.custom_reader import CustomReader
+from tasks.classification.model import FeatureBasedClassifier
+from tasks.classification.task import ClassificationConfig, ClassificationTask
+from training.optimization import OptimizerConfig
+from training.run_options import RunOptions
+from training.trainer import Trainer
 
 ROWS = [("the red house", "yes"), ("an old door", "no"), ("red doors !", "yes"), ("green rooms", "no"),
         ("a tall red house", "yes"), ("no doors at all", "no"), ("red", "yes"), ("old", "no")]

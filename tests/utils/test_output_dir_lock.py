@@ -9,10 +9,10 @@ import sys
 import pytest
 
 from families.bert.pretraining.task import PretrainingTask
-from tasks.run_options import RunOptions
-from tasks.trainer import Trainer
 from tests.conftest import FIXTURES, ROOT, process_holding_lock
 from tests.pretraining_records import TINY, write_records
+from training.run_options import RunOptions
+from training.trainer import Trainer
 from utils.output_dir_lock import LOCK_FILE, OutputDirError, lock_output_dir
 
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}

@@ -16,10 +16,10 @@ from keras import ops
 from data.pretraining import features as F
 from data.pretraining.corpus_reader import expand_input_files
 from data.pretraining.dataset import pretraining_dataset
-from modeling.encoder_interface import build_encoder
 from families.bert.pretrainer import BertPretrainer
-from tasks.base import Task
-from tasks.pretraining_losses import masked_lm_losses, next_sentence_losses, pretraining_loss
+from modeling.encoder_interface import build_encoder
+from tasks.pretraining.losses import masked_lm_losses, next_sentence_losses, pretraining_loss
+from training.task import Task
 
 _INPUTS = {F.INPUT_IDS: "input_word_ids", F.INPUT_MASK: "input_mask",
            F.SEGMENT_IDS: "input_type_ids", F.MASKED_LM_POSITIONS: "masked_lm_positions"}

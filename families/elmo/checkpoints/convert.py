@@ -9,7 +9,7 @@ from absl import logging
 
 from checkpoints.loader import check_family, detect_format, load_into
 from checkpoints.ours import save_weights
-from families import registry
+from contracts import registry
 from families.elmo.bilm import BiLM
 from families.elmo.checkpoints import lm_weights
 from families.elmo.checkpoints.formats import load_lm_weights

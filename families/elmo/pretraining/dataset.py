@@ -1,4 +1,4 @@
-"""tf.data input for ELMo pretraining: records of `create_elmo_pretraining_data.py`
+"""tf.data input for ELMo pretraining: records of `create_pretraining_data.py --model=elmo`
 read in order, batched as written, with the character ids of their words.
 
 Records are read file after file in stream order (no record-level shuffle),

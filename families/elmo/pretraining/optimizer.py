@@ -1,7 +1,7 @@
 """The original's optimizer: TF1's `AdagradOptimizer(learning_rate,
 initial_accumulator_value=1.0)` (`w -= lr * g / sqrt(accumulator)`, no
 epsilon, no schedule) on gradients clipped to the global norm
-`all_clip_norm_val`, for the shared trainer (`tasks/trainer.py`), which takes
+`all_clip_norm_val`, for the shared trainer (`training/trainer.py`), which takes
 any config with `build(num_train_steps, aggregate_gradients)`."""
 
 import dataclasses

@@ -4,10 +4,13 @@ its task and optimizer from them, and the checks its records and batches need.""
 import os
 import sys
 
+import numpy as np
 from absl import app, flags
 
 from data.pretraining.records_metadata import check_settings
 from families.elmo.config import ELMoConfig, ELMoConfigError
+from families.elmo.pretraining import features as E
+from families.elmo.pretraining.dataset import elmo_pretraining_dataset
 from families.elmo.pretraining.features import ID_FEATURES
 from families.elmo.pretraining.optimizer import AdagradConfig
 from families.elmo.pretraining.task import ELMoPretrainingTask
@@ -98,3 +101,18 @@ def check_run(files, replicas, slices):
     if FLAGS.do_train:
         settings["batch_size"] = (FLAGS.train_batch_size, "--train_batch_size")
     check_settings(files, "elmo", settings)
+
+
+# What `python -m demo.unigram_baseline --model=elmo` reads the records with.
+TARGET_FLAGS = (("string", "vocab_file", None, "the biLM's word vocabulary (its size is the model's)."),)
+
+
+def scored_targets(config, path, batch_size):
+    """Every next token, forward and backward, that one evaluation pass of ELMo's
+    biLM over `path` scores (its perplexity is over both directions' targets, as
+    many each way)."""
+    # The task's evaluation reader (every window once, the same checks), without the character ids.
+    dataset = elmo_pretraining_dataset(path, batch_size, config.unroll_steps,
+                                       LMVocabulary.from_file(FLAGS.vocab_file))
+    return np.concatenate([np.ravel(batch[E.NEXT_TOKEN_ID + suffix].numpy())
+                           for batch in dataset for _, suffix in E.DIRECTIONS])

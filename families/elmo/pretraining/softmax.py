@@ -7,7 +7,7 @@ import numpy as np
 from keras import ops
 
 from families.elmo.pretraining.log_uniform import expected_counts
-from tasks.pretraining_losses import masked_lm_losses
+from tasks.pretraining.losses import masked_lm_losses
 
 _MASKED = float(np.finfo(np.float32).min)  # what TensorFlow adds to an accidental hit's logit
 

@@ -1,5 +1,5 @@
 """ELMo pretraining task: the forward and backward language-model losses of
-the biLM over windows of `create_elmo_pretraining_data.py`'s records, with the
+the biLM over windows of `create_pretraining_data.py --model=elmo`'s records, with the
 LSTM state carried from one training step to the next, as the original's
 `bilm/training.py` trains.
 
@@ -33,7 +33,7 @@ from families.elmo.pretraining import features as E
 from families.elmo.pretraining.candidate_sampler import log_uniform_candidates
 from families.elmo.pretraining.dataset import ROW_NUMBER, elmo_pretraining_dataset
 from families.elmo.pretraining.pretrainer import ELMoPretrainer
-from tasks.base import Task
+from training.task import Task
 
 
 @keras.saving.register_keras_serializable(package="bert_garden")

@@ -9,7 +9,7 @@ from absl import logging
 
 from checkpoints.loader import check_family, detect_format, load_tensors
 from checkpoints.ours import save_weights
-from families import registry
+from contracts import registry
 from families.gpt.checkpoints import huggingface, release
 from families.gpt.checkpoints.formats import FORMATS, read_by_path
 from families.gpt.checkpoints.names import from_ours

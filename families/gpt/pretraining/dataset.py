@@ -1,5 +1,5 @@
 """tf.data input for GPT pretraining from the records of
-`create_gpt_pretraining_data.py`: batches of `input_ids` and `input_mask`
+`create_pretraining_data.py --model=gpt`: batches of `input_ids` and `input_mask`
 (int32 [batch, max_seq_length]).
 
 The records are checked before reading starts: their metadata, where they have

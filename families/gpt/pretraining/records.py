@@ -15,7 +15,7 @@ import numpy as np
 
 from data.pretraining import features as F
 
-NEWLINE_PIECE = "\n</w>"  # the release's id 40477; `build_bpe_vocab.py` writes it last
+NEWLINE_PIECE = "\n</w>"  # the release's id 40477; `build_vocab.py --model=gpt` writes it last
 PAD_ID = 0
 
 

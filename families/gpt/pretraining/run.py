@@ -5,6 +5,7 @@ the config) and the checks its records need. GPT adds no flags of its own."""
 
 import sys
 
+import numpy as np
 from absl import flags
 
 from checkpoints.companion_files import config_source, resolve_encoder_config
@@ -53,3 +54,14 @@ def build_task():
 def check_run(files, replicas, slices):
     """The records must be GPT windows of --max_seq_length tokens."""
     check_records(files, FLAGS.max_seq_length)
+
+
+# What `python -m demo.unigram_baseline --model=gpt` reads the records with.
+TARGET_FLAGS = (("integer", "max_seq_length", 512, "the records' window length."),)
+
+
+def scored_targets(config, path, batch_size):
+    """Every next token that one evaluation pass of GPT over `path` scores."""
+    task = GPTPretrainingTask(config, path, FLAGS.max_seq_length)
+    return np.concatenate([labels["input_ids"].numpy()[:, 1:][labels["input_mask"].numpy()[:, 1:] > 0]
+                           for _, labels in task.build_dataset("eval", batch_size, training=False)])

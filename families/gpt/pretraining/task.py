@@ -1,5 +1,5 @@
 """GPT pretraining task: the left-to-right language model on contiguous
-windows of the corpus (`create_gpt_pretraining_data.py`), every real token
+windows of the corpus (`create_pretraining_data.py --model=gpt`), every real token
 after a window's first predicted from those before it.
 
 Each example's loss is the mean cross-entropy over its predicted tokens (as
@@ -19,7 +19,7 @@ from data.pretraining.corpus_reader import expand_input_files
 from families.gpt.language_model import GPTLanguageModel
 from families.gpt.lm_loss import next_token_loss, next_token_losses, next_token_targets
 from families.gpt.pretraining.dataset import gpt_pretraining_dataset
-from tasks.base import Task
+from training.task import Task
 
 
 class Perplexity(keras.metrics.Mean):

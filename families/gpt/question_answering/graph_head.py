@@ -1,11 +1,11 @@
 """How the SQuAD SavedModel reads OpenAI GPT's head in the graph (see
-`tasks.question_answering_graph_heads` for what a reader provides): GPT's
+`tasks.question_answering.graph_heads` for what a reader provides): GPT's
 window layout and BPE piece text, BERT's start/end reading."""
 
 import tensorflow as tf
 
 from families.gpt.piece_text import graph_piece_text
-from tasks.question_answering_graph_heads import StartEndReader
+from tasks.question_answering.graph_heads import StartEndReader
 
 
 class QuestionThenParagraph:

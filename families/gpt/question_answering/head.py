@@ -1,5 +1,5 @@
 """OpenAI GPT's question-answering head as the task drives it: BERT's start and
-end vectors (`tasks.question_answering_heads.StartEndHead`) over GPT's windows,
+end vectors (`tasks.question_answering.heads.StartEndHead`) over GPT's windows,
 the null answer scored from the `_classify_` state, answers read back from
 BPE pieces."""
 
@@ -8,9 +8,9 @@ import functools
 from families.gpt.piece_text import piece_text
 from families.gpt.question_answering.windows import GraphPieces
 from modeling.encoder_interface import build_encoder
-from modeling.task_models import SpanLabeler
-from tasks.question_answering_answers import predict_example
-from tasks.question_answering_heads import StartEndHead
+from tasks.question_answering.answers import predict_example
+from tasks.question_answering.heads import StartEndHead
+from tasks.question_answering.model import SpanLabeler
 
 
 class BytePairSpanHead(StartEndHead):

@@ -1,5 +1,5 @@
 """How OpenAI GPT lays out a SQuAD window in Python (the shared window rules are
-in `data.question_answering.features`): `_start_ question _delimiter_
+in `tasks.question_answering.features`): `_start_ question _delimiter_
 paragraph _classify_`, padded on the right.
 
 The question comes first, as in the original's input transformations (the

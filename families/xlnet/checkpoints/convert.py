@@ -7,11 +7,11 @@ import shutil
 
 from absl import logging
 
-from families.xlnet.checkpoints import huggingface as xlnet_huggingface
 from checkpoints.loader import CheckpointMismatchError, check_family, detect_format, load_tensors
 from checkpoints.ours import save_weights
 from checkpoints.tf_checkpoint import write_name_based, write_object_based
-from families import registry
+from contracts import registry
+from families.xlnet.checkpoints import huggingface as xlnet_huggingface
 from families.xlnet.checkpoints.formats import tf1_tensors
 from families.xlnet.checkpoints.model_garden_names import tf1_to_model_garden
 from families.xlnet.checkpoints.parts import build_parts, parts_to_hf, parts_to_tf1

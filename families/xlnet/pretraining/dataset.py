@@ -1,4 +1,4 @@
-"""tf.data input for XLNet pretraining: records of `create_xlnet_pretraining_data.py`
+"""tf.data input for XLNet pretraining: records of `create_pretraining_data.py --model=xlnet`
 (or the original's) read in order, each permuted as it is read.
 
 Records are read file after file in stream order, as the original does (no

@@ -3,6 +3,7 @@ task from them, and the checks its records and batches need."""
 
 import sys
 
+import numpy as np
 from absl import app, flags
 
 from data.pretraining.records_metadata import check_settings
@@ -73,3 +74,18 @@ def check_run(files, replicas, slices):
             f"--bi_data: each of the {replicas} replicas' evaluation batches needs forward and backward "
             f"halves; --eval_batch_size={FLAGS.eval_batch_size} does not split so")
     check_settings(files, "xlnet", record_settings(slices))
+
+
+# What `python -m demo.unigram_baseline --model=xlnet` reads the records with:
+# (flag type, name, default, help), its flags beside the shared ones.
+TARGET_FLAGS = (("integer", "seq_len", 512, "the records' seq_len."),
+                ("integer", "reuse_len", 256, "the records' reuse_len."),
+                ("integer", "num_predict", 85, "the records' num_predict."))
+
+
+def scored_targets(config, path, batch_size):
+    """Every target id that one evaluation pass of XLNet over `path` scores."""
+    task = XLNetPretrainingTask(config, path, FLAGS.seq_len, FLAGS.reuse_len, FLAGS.reuse_len,
+                                FLAGS.num_predict)
+    return np.concatenate([labels["target"].numpy()[labels["target_mask"].numpy() > 0]
+                           for _, labels in task.build_dataset("eval", batch_size, training=False)])

@@ -1,9 +1,9 @@
 """XLNet pretraining task: the permutation language model with partial
-prediction, on records of `create_xlnet_pretraining_data.py` (or the original's).
+prediction, on records of `create_pretraining_data.py --model=xlnet` (or the original's).
 
 Each example's loss is the mean cross-entropy over its `num_predict` targets
 (the original averages over the targets of the whole batch; see
-`tasks/pretraining_losses.py` for why per example). The factorisation orders
+`tasks/pretraining/losses.py` for why per example). The factorisation orders
 are drawn in tf.data (`families.xlnet.pretraining.permutation`), new every epoch;
 evaluation reads the records once, in order, with the orders of the first epoch.
 
@@ -22,10 +22,10 @@ import tensorflow as tf
 from keras import ops
 
 from data.pretraining.corpus_reader import expand_input_files
-from families.xlnet.pretraining.dataset import xlnet_pretraining_dataset
 from families.xlnet.pretrainer import XLNetPretrainer
-from tasks.base import Task
-from tasks.pretraining_losses import _weighted_mean, masked_lm_losses
+from families.xlnet.pretraining.dataset import xlnet_pretraining_dataset
+from tasks.pretraining.losses import _weighted_mean, masked_lm_losses
+from training.task import Task
 
 # Dataset features -> the backbone's input names.
 _INPUTS = {"input_k": "input_ids", "seg_id": "segment_ids", "perm_mask": "perm_mask",

@@ -30,7 +30,7 @@ its probability 1.0 says (the original and Model Garden: -1e6 each).
 import dataclasses
 
 from families.xlnet.tokenizer import SPIECE_UNDERLINE
-from tasks.question_answering_answers import postprocess, rank_candidates, softmax, span_texts
+from tasks.question_answering.answers import postprocess, rank_candidates, softmax, span_texts
 
 # The log-probabilities of the one entry "" of a question no span qualifies for.
 NO_CANDIDATE_LOG_PROB = 0.0

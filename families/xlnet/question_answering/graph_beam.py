@@ -8,9 +8,9 @@ windows), answered "" past `null_score_diff_threshold` as scoring does.
 
 import tensorflow as tf
 
-from families.xlnet.tokenizer import SPIECE_UNDERLINE
 from families.xlnet.question_answering.beam import NO_CANDIDATE_LOG_PROB
-from tasks.question_answering_graph_answers import (Candidates, Choice, gather_kept, in_context,
+from families.xlnet.tokenizer import SPIECE_UNDERLINE
+from tasks.question_answering.graph_answers import (Candidates, Choice, gather_kept, in_context,
                                                     max_context_at_positions, softmax)
 
 BEAM_OUTPUTS = ("start_top_log_probs", "start_top_index", "end_top_log_probs", "end_top_index")

@@ -1,14 +1,13 @@
 """How the SQuAD SavedModel reads XLNet's beam head in the graph (see
-`tasks.question_answering_graph_heads` for what a reader provides)."""
+`tasks.question_answering.graph_heads` for what a reader provides)."""
 
 import tensorflow as tf
 
-from data.question_answering import graph_features
 from data.text.graph_tokenizer import GraphTokenizer
 from data.text.vocab import SPECIAL_TOKENS, Vocab
 from families.xlnet.question_answering import graph_beam as beam
-from tasks import question_answering_graph_answers as answers
-from tasks.question_answering_graph_heads import folded_words
+from tasks.question_answering import graph_answers as answers, graph_features
+from tasks.question_answering.graph_heads import folded_words
 
 
 class BeamReader:

@@ -1,5 +1,5 @@
 """XLNet's question-answering head as the task drives it (see
-`tasks.question_answering_heads` for what a head provides)."""
+`tasks.question_answering.heads` for what a head provides)."""
 
 import keras
 import numpy as np
@@ -8,7 +8,7 @@ from keras import ops
 from families.xlnet.question_answering.beam import postprocess_beam
 from families.xlnet.span_labeler import XLNetSpanLabeler
 from modeling.encoder_interface import build_encoder
-from tasks.question_answering_heads import cross_entropy
+from tasks.question_answering.heads import cross_entropy
 
 
 class BeamHead:

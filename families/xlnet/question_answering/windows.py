@@ -1,5 +1,5 @@
 """How XLNet lays out a SQuAD window in Python (the shared window rules are in
-`data.question_answering.features`)."""
+`tasks.question_answering.features`)."""
 
 from families.xlnet.tokenizer import SPIECE_UNDERLINE
 

@@ -14,12 +14,12 @@ import pytest
 from data.pretraining.dataset import pretraining_dataset
 from data.pretraining.records_metadata import RecordLayoutError, metadata_path, read_metadata
 from data.pretraining.writer import output_paths, write_pretraining_data
+from families.bert.commands.pack_pretraining_data import pack_pretraining_files
 from families.bert.pretraining.chunks import ChunkProcessor
 from families.bert.pretraining.config import MaskingOptions, PretrainingDataConfig
 from families.elmo.pretraining.dataset import elmo_pretraining_dataset
 from families.gpt.pretraining.dataset import gpt_pretraining_dataset
 from families.xlnet.pretraining.dataset import xlnet_pretraining_dataset
-from pack_pretraining_data import pack_pretraining_files
 from tests.conftest import FIXTURES
 from utils.files import atomic_output
 

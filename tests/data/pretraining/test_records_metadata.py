@@ -9,19 +9,19 @@ import os
 import pytest
 import sentencepiece as spm
 
-from families.bert.pretraining.chunks import ChunkProcessor
-from families.bert.pretraining.config import MaskingOptions, PretrainingDataConfig
 from data.pretraining.dataset import pretraining_dataset
 from data.pretraining.records_metadata import (RecordLayoutError, check_vocab_size, metadata_path,
                                                read_metadata)
 from data.pretraining.writer import output_paths, write_pretraining_data
+from families.bert.commands.pack_pretraining_data import pack_pretraining_files
+from families.bert.pretraining.chunks import ChunkProcessor
+from families.bert.pretraining.config import MaskingOptions, PretrainingDataConfig
 from families.xlnet.pretraining.chunks import XLNetChunkProcessor
 from families.xlnet.pretraining.config import XLNetDataConfig
 from families.xlnet.pretraining.dataset import xlnet_pretraining_dataset
-from pack_pretraining_data import pack_pretraining_files
 from tests.conftest import FIXTURES
-from tests.pretraining_records import write_records
 from tests.families.xlnet.corpus import build_spiece, write_corpus
+from tests.pretraining_records import write_records
 
 
 @pytest.fixture(scope="module")

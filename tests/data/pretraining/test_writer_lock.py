@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
+from data.pretraining.writer import write_pretraining_data
+from families.bert.commands.pack_pretraining_data import pack_pretraining_files
 from families.bert.pretraining.chunks import ChunkProcessor
 from families.bert.pretraining.config import PretrainingDataConfig
-from data.pretraining.writer import write_pretraining_data
-from pack_pretraining_data import pack_pretraining_files
 from tests.conftest import FIXTURES, ROOT, process_holding_lock
-from tests.pretraining_records import write_records
 from tests.families.xlnet.corpus import build_spiece, write_corpus
+from tests.pretraining_records import write_records
 from utils.output_dir_lock import OutputDirError
 
 HOLD = ("import sys; from utils.output_dir_lock import output_file_lock; "

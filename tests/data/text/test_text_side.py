@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.text.families import as_text_side, text_side_for
-from families import registry
+from contracts import registry
 from data.text.segments import encode_texts, pack_ids
-from data.text.text_side import TextPacker
+from data.text.text_side import TextPacker, as_text_side
 from data.text.tokenization import FullTokenizer
 from families.xlnet.segments import pack_xlnet_ids
 from tests.families.xlnet.spiece_model import learn_spiece_model
@@ -27,14 +26,14 @@ def spiece_model(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def sides(uncased_vocab_file, spiece_model):
-    return {"bert": text_side_for("bert", uncased_vocab_file, True),
-            "xlnet": text_side_for("xlnet", spiece_model, True)}
+    return {"bert": registry.text_side_for("bert", uncased_vocab_file, True),
+            "xlnet": registry.text_side_for("xlnet", spiece_model, True)}
 
 
 def test_every_family_is_registered_by_its_name():
     assert all(registry.family(name).text_side.family == name for name in registry.names())
     with pytest.raises(ValueError, match="no text side for encoder family 't5'"):
-        text_side_for("t5", "vocab.txt", True)
+        registry.text_side_for("t5", "vocab.txt", True)
 
 
 @pytest.mark.parametrize("family", ["bert", "xlnet"])

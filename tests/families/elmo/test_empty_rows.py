@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.text.families import text_side_for
-from export.serving_classification import save_classification
+from contracts.registry import text_side_for
 from families.elmo.config import ELMoConfig
 from families.elmo.encoder import ELMoEncoder
-from modeling.feature_based_models import (FeatureBasedClassifier, FeatureBasedSpanLabeler,
-                                           FeatureBasedTokenClassifier)
+from tasks.classification.model import FeatureBasedClassifier
+from tasks.classification.serving import save_classification
+from tasks.question_answering.model import FeatureBasedSpanLabeler
+from tasks.tagging.model import FeatureBasedTokenClassifier
 
 CONFIG = ELMoConfig.from_preset("elmo_tiny")
 HIDDEN = CONFIG.hidden_size

@@ -24,14 +24,15 @@ from families.elmo.config import ELMoConfig
 from families.elmo.pretraining.chunks import ELMoChunkProcessor, ELMoDataConfig
 from families.elmo.pretraining.optimizer import AdagradConfig
 from families.elmo.pretraining.task import ELMoPretrainingTask
-from families.elmo.pretraining.vocabulary import LMVocabulary, count_words, vocabulary_words, write_vocabulary
-from tasks.run_options import RunOptions
-from tasks.trainer import Trainer
+from families.elmo.pretraining.vocabulary import (LMVocabulary, count_words, vocabulary_words,
+                                                  write_vocabulary)
 from tests.conftest import ROOT, assert_resumed_values, checkpoint_values, process_holding_lock
 from tests.families.elmo import cases
 from tests.families.elmo.test_bilm_parity import BOUND, masked_difference
 from tests.families.elmo.test_pretraining_data import write_corpus
 from tests.utils.test_output_dir_lock import HOLD
+from training.run_options import RunOptions
+from training.trainer import Trainer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BATCH, STEPS, SAMPLED = 3, 5, 8

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.classification.glue_readers import GLUE_TASKS, GlueReader
 from families.bert.text_side import WordPieceText
 from families.gpt.text_side import GPTText
-from tasks.classification import ClassificationConfig, ClassificationTask
+from tasks.classification.glue_readers import GLUE_TASKS, GlueReader
+from tasks.classification.task import ClassificationConfig, ClassificationTask
 from tests.families.gpt import kit
 
 SEQ_LENGTH = 24

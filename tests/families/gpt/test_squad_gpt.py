@@ -19,15 +19,15 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.question_answering.features import convert_examples_to_features
-from data.question_answering.squad_reader import SquadExample, read_squad_file, split_words
 from data.text.segments import stack_inputs
 from export.serving_module import text_spec
-from export.serving_question_answering import QuestionAnsweringOptions, SquadAnswerer
 from families.gpt.piece_text import piece_text
 from families.gpt.question_answering.head import BytePairSpanHead
 from families.gpt.question_answering.windows import GraphPieces
-from tasks.question_answering import QuestionAnsweringConfig
+from tasks.question_answering.features import convert_examples_to_features
+from tasks.question_answering.serving import QuestionAnsweringOptions, SquadAnswerer
+from tasks.question_answering.squad_reader import SquadExample, read_squad_file, split_words
+from tasks.question_answering.task import QuestionAnsweringConfig
 from tests.conftest import FIXTURES
 from tests.export_harness import HOSTILE_TEXTS
 from tests.families.gpt import kit

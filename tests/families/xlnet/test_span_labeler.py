@@ -6,10 +6,10 @@ config."""
 import keras
 import numpy as np
 
-from modeling.encoder_interface import build_encoder
-from families.xlnet.span_labeler import XLNetSpanLabeler
-from modeling.task_models import SpanLabeler
 from families.xlnet.encoder import XLNetEncoder
+from families.xlnet.span_labeler import XLNetSpanLabeler
+from modeling.encoder_interface import build_encoder
+from tasks.question_answering.model import SpanLabeler
 from tests.families.xlnet.cases import TINY
 from tests.families.xlnet.tolerance import UNIT_ROUNDOFF, dense_bound, float32_bound
 from tests.tiny_config import TINY_CONFIG

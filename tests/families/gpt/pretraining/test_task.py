@@ -16,13 +16,13 @@ from families.gpt.language_model import GPTLanguageModel
 from families.gpt.pretraining.dataset import check_records
 from families.gpt.pretraining.run import check_vocabulary
 from families.gpt.pretraining.task import GPTPretrainingTask
-from tasks.optimization import OptimizerConfig
-from tasks.run_options import RunOptions
-from tasks.trainer import Trainer
 from tests.families.gpt.kit import ENCODER_FILE
 from tests.families.gpt.model_reference import hf_model, hf_tensors, load_hf
 from tests.families.gpt.pretraining.corpus import CONFIG, write_records
 from tests.pretraining_records import write_records as write_bert_records
+from training.optimization import OptimizerConfig
+from training.run_options import RunOptions
+from training.trainer import Trainer
 
 pytest.importorskip("transformers")
 

@@ -8,15 +8,15 @@ import types
 import numpy as np
 import pytest
 
-from families.xlnet.checkpoints import huggingface as xlnet_huggingface
 from checkpoints.loader import CheckpointMismatchError, detect_format, load_into
 from checkpoints.ours import save_weights
 from checkpoints.tf_checkpoint import list_names, write_name_based, write_object_based
+from families.xlnet.checkpoints import huggingface as xlnet_huggingface
 from families.xlnet.checkpoints.model_garden_names import tf1_to_model_garden
 from families.xlnet.checkpoints.parts import build_parts, parts_to_hf, parts_to_tf1
 from families.xlnet.checkpoints.tf1_names import LOGIT_SCOPE
-from tests.families.xlnet.checkpoints.random_weights import ALL_HEADS, random_parts
 from tests.families.xlnet.cases import TINY, permutation_inputs
+from tests.families.xlnet.checkpoints.random_weights import ALL_HEADS, random_parts
 from tests.families.xlnet.tolerance import float32_bound
 
 
@@ -159,7 +159,7 @@ def test_tagging_task_model_keeps_its_head_as_the_tagging_logit(tmp_path):
     """Our XLNet weights are read by original name: the tagging task model's
     head (`token_classifier`) must have one, or a fine-tuned tagger exports untrained."""
     from families.xlnet.checkpoints.tf1_names import TAGGING_SCOPE, xlnet_tf1_name
-    from modeling.task_models import TokenClassifier
+    from tasks.tagging.model import TokenClassifier
     from families.xlnet.encoder import XLNetEncoder
     model = TokenClassifier(XLNetEncoder(TINY), 5)
     head = model.get_layer("token_classifier")

@@ -14,20 +14,20 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.pretraining.writer import write_pretraining_data
-from families.xlnet.pretraining.chunks import XLNetChunkProcessor
 from checkpoints.loader import load_into
+from data.pretraining.writer import write_pretraining_data
 from families.xlnet.checkpoints.tf1_names import xlnet_tf1_name
-from families.xlnet.pretraining.config import XLNetDataConfig
-from modeling.encoder_interface import build_encoder
-from modeling.task_models import SequenceClassifier
 from families.xlnet.config import XLNetConfig
-from tasks.optimization import OptimizerConfig
-from tasks.run_options import RunOptions
-from tasks.trainer import Trainer
+from families.xlnet.pretraining.chunks import XLNetChunkProcessor
+from families.xlnet.pretraining.config import XLNetDataConfig
 from families.xlnet.pretraining.task import XLNetPretrainingTask
+from modeling.encoder_interface import build_encoder
+from tasks.classification.model import SequenceClassifier
 from tests.conftest import ROOT, assert_resumed_values, checkpoint_values
 from tests.families.xlnet.corpus import build_spiece, write_corpus
+from training.optimization import OptimizerConfig
+from training.run_options import RunOptions
+from training.trainer import Trainer
 
 SEQ_LEN, REUSE_LEN, PERM_SIZE, NUM_PREDICT, BATCH, MEM_LEN = 32, 16, 8, 6, 8, 24
 CONFIG = XLNetConfig.from_preset("xlnet_tiny").replace(bi_data=True, dropout=0.0, dropatt=0.0)

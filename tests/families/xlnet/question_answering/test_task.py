@@ -9,17 +9,17 @@ import numpy as np
 import pytest
 
 from families.xlnet.checkpoints.parts import load_hf_xlnet
-from data.question_answering import features as squad_features, squad_reader
-from families.xlnet.text_side import XLNetText
-from families.xlnet.span_labeler import XLNetSpanLabeler
 from families.xlnet.encoder import XLNetEncoder
-from tasks.question_answering import QuestionAnsweringConfig
-from tasks.question_answering_answers import PostprocessConfig
 from families.xlnet.question_answering.beam import postprocess_beam
 from families.xlnet.question_answering.head import BeamHead
+from families.xlnet.span_labeler import XLNetSpanLabeler
+from families.xlnet.text_side import XLNetText
+from tasks.question_answering import features as squad_features, squad_reader
+from tasks.question_answering.answers import PostprocessConfig
+from tasks.question_answering.task import QuestionAnsweringConfig
 from tests.families.xlnet.cases import TINY
-from tests.families.xlnet.tolerance import UNIT_ROUNDOFF
 from tests.families.xlnet.spiece_model import LINES, learn_spiece_model
+from tests.families.xlnet.tolerance import UNIT_ROUNDOFF
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

@@ -7,11 +7,11 @@ import collections
 import numpy as np
 import pytest
 
-from data.question_answering import features as squad_features, squad_reader
 from data.text.sentencepiece_vocab import SPECIAL_SYMBOLS
+from families.xlnet.question_answering.beam import sentencepiece_text
 from families.xlnet.segments import SEG_ID_A, SEG_ID_B, SEG_ID_CLS
 from families.xlnet.text_side import XLNetText
-from families.xlnet.question_answering.beam import sentencepiece_text
+from tasks.question_answering import features as squad_features, squad_reader
 from tests.families.xlnet.spiece_model import learn_spiece_model
 from tests.families.xlnet.squad import write_squad_v2
 

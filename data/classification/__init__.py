@@ -1,1 +1,0 @@
-"""Sentence (pair) classification: GLUE and custom readers, examples, features."""

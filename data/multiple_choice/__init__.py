@@ -1,1 +1,0 @@
-"""Multiple choice (SWAG): reader and per-choice features."""

@@ -1,1 +1,0 @@
-"""Tagging (CoNLL NER): reader and first-piece-labelled windows."""

@@ -1,0 +1,167 @@
+"""The NER SavedModel in a fresh tensorflow + tensorflow_text process: the
+entities it returns are the ones the training-time windows
+(`tasks.tagging.features`), the model in process and seqeval's conlleval chunker
+give, with character offsets into the input; hostile text included. For BERT
+(basic-tokenizer words, `[CLS]` first) and XLNet (whitespace words,
+SentencePiece, windows padded on the left) with a CRF, whose served tags are
+the Viterbi tags of each window's words, as in evaluation."""
+
+import base64
+import json
+
+import keras
+import numpy as np
+import pytest
+from seqeval.metrics.sequence_labeling import get_entities
+
+from checkpoints.ours import save_weights
+from export.export_meta import ExportMeta, read_export_meta, write_export_meta
+from export.export_model import build_task_model, export_model
+from families.xlnet.config import XLNetConfig
+from families.xlnet.encoder import XLNetEncoder
+from modeling.crf import TRANSITIONS_OUTPUT, viterbi_tags
+from tasks.tagging.conll_reader import TaggedSentence
+from tasks.tagging.features import build_tagging_features
+from tasks.tagging.model import TokenClassifier
+from tasks.tagging.predictions import values_per_word
+from tests.export_harness import (HOSTILE_TEXTS, TINY_CONFIG, check_warmup_requests, run_fresh,
+                                  sentences)
+from tests.families.xlnet.spiece_model import learn_spiece_model
+
+LABELS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC")
+SEQ_LENGTH, DOC_STRIDE = 16, 4  # several windows per sentence
+# Words as each family's serving module splits text (a word without pieces is none).
+WORDS = {"bert": lambda text, t: tuple(w for w, _ in text.tokenizer.tokenize_words(t)),
+         "xlnet": lambda text, t: tuple(w for w in t.split() if text.encode(w))}
+
+_LOADER = """
+import base64, json
+import numpy as np
+import tensorflow as tf
+import tensorflow_text  # noqa: F401
+
+model = tf.saved_model.load(ARGS["export_dir"])
+serve = model.signatures["serving_default"]
+report = {"cli": saved_model_cli_show(ARGS["export_dir"])}
+for name in ("texts", "alone"):
+    texts = [base64.b64decode(t) for t in ARGS[name]]
+    batches = [texts] if name == "texts" else [[t] for t in texts] + [[]]
+    report[name] = []
+    for batch in batches:
+        outputs = serve(text=tf.constant(batch, tf.string))
+        report[name].append({k: [[x.decode("utf-8") if isinstance(x, bytes) else int(x)
+                                  for x in np.atleast_1d(row)] for row in v.numpy()]
+                             for k, v in outputs.items()})
+print(json.dumps(report))
+"""
+
+
+def _xlnet_crf_meta(directory):
+    config = XLNetConfig.from_preset("xlnet_tiny").replace(n_token=128, initializer_range=0.5)
+    task_model = keras.saving.serialize_keras_object(
+        TokenClassifier(XLNetEncoder(config), len(LABELS), crf=True))
+    return ExportMeta("ner", config, learn_spiece_model(directory), do_lower_case=False,
+                      max_seq_length=SEQ_LENGTH, label_list=LABELS, doc_stride=DOC_STRIDE,
+                      task_model=task_model)
+
+
+@pytest.fixture(scope="module", params=["bert", "xlnet_crf"])
+def exported(request, tmp_path_factory, uncased_vocab_file):
+    tmp = tmp_path_factory.mktemp(f"ner_{request.param}")
+    keras.utils.set_random_seed(11)
+    # A wide initialisation makes the random model predict entities of every kind.
+    if request.param == "bert":
+        meta = ExportMeta("ner", TINY_CONFIG.replace(initializer_range=0.5), uncased_vocab_file,
+                          max_seq_length=SEQ_LENGTH, label_list=LABELS, doc_stride=DOC_STRIDE)
+    else:
+        meta = _xlnet_crf_meta(tmp)
+    model = build_task_model(meta)
+    if request.param.endswith("_crf"):  # transitions strong enough to overrule the logits
+        for weight in model.get_layer("crf").weights:
+            weight.assign(np.random.default_rng(5).normal(0, 3, weight.shape))
+    run_dir = str(tmp / "run")
+    save_weights(model, run_dir)
+    write_export_meta(run_dir, meta)
+    export_dir = export_model(read_export_meta(run_dir), str(tmp / "ner" / "1"), run_dir)
+    return {"tmp": tmp, "model": model, "export_dir": export_dir, "text": meta.text_side(),
+            "family": request.param.split("_")[0]}
+
+
+@pytest.fixture(scope="module")
+def served(exported):
+    texts = sentences() + HOSTILE_TEXTS
+    alone = HOSTILE_TEXTS[:2] + [sentences()[0]]
+    encoded = {k: [base64.b64encode(t.encode("utf-8")).decode() for t in v]
+               for k, v in (("texts", texts), ("alone", alone))}
+    report = json.loads(run_fresh(_LOADER, exported["tmp"], export_dir=exported["export_dir"],
+                                  **encoded).strip().splitlines()[-1])
+    return report, texts, alone
+
+
+def _expected_entities(exported, texts):
+    """Entities from the training pipeline: the family's words, training
+    windows, the model in process, seqeval chunks. [(type, first word, last word, words)]."""
+    text = exported["text"]
+    sentence_words = [WORDS[exported["family"]](text, t) for t in texts]
+    tagged = [TaggedSentence(words, ("O",) * len(words), i, "served", 1)
+              for i, words in enumerate(sentence_words)]
+    features = build_tagging_features(tagged, text, {l: i for i, l in enumerate(LABELS)},
+                                      SEQ_LENGTH, DOC_STRIDE)
+    outputs = exported["model"](features.inputs, training=False)
+    predicted = np.asarray(outputs["logits"]).argmax(-1)
+    if TRANSITIONS_OUTPUT in outputs:
+        tags = np.asarray(viterbi_tags(outputs["logits"], outputs[TRANSITIONS_OUTPUT],
+                                       features.label_weights > 0))
+        labelled = features.label_weights > 0
+        assert (tags[labelled] != predicted[labelled]).mean() > 0.2  # not the argmax's tags
+        predicted = tags
+    labels = values_per_word(features.label_weights, features.word_index,
+                             features.sentence_index, predicted)
+    return [[(kind, first, last, words[first:last + 1])
+             for kind, first, last in get_entities([LABELS[i] for i in labels.get(n, [])])]
+            for n, words in enumerate(sentence_words)], text
+
+
+def _check(outputs, texts, expected, text_side):
+    for row, (text, entities) in enumerate(zip(texts, expected)):
+        count = outputs["num_entities"][row][0]
+        assert count == len(entities), (row, text[:80])
+        assert outputs["entity_types"][row][:count] == [kind for kind, *_ in entities]
+        for column, (_, _, _, words) in enumerate(entities):
+            start, end = outputs["entity_starts"][row][column], outputs["entity_ends"][row][column]
+            entity_text = outputs["entity_texts"][row][column]
+            assert text[start:end] == entity_text
+            assert text_side.encode(entity_text) == [p for w in words for p in text_side.encode(w)]
+        width = len(outputs["entity_types"][row])
+        assert outputs["entity_types"][row][count:] == [""] * (width - count)
+        assert outputs["entity_starts"][row][count:] == [-1] * (width - count)
+
+
+def test_entities_equal_the_training_pipeline(exported, served):
+    report, texts, _ = served
+    expected, text_side = _expected_entities(exported, texts)
+    assert sum(len(e) for e in expected) > 20  # the check is not vacuous
+    _check(report["texts"][0], texts, expected, text_side)
+
+
+def test_hostile_text_alone_and_empty_batch(exported, served):
+    """Text without words has no entities; a batch of one or none works."""
+    report, _, alone = served
+    expected, text_side = _expected_entities(exported, alone)
+    for outputs, text, entities in zip(report["alone"], alone, expected):
+        _check(outputs, [text], [entities], text_side)
+    assert report["alone"][0]["num_entities"] == [[0]] and report["alone"][1]["num_entities"] == [[0]]
+    assert report["alone"][-1]["num_entities"] == []
+
+
+def test_saved_model_cli_lists_the_outputs(served):
+    shown = served[0]["cli"]
+    assert "signature_def['serving_default']" in shown
+    for name in ("text", "entity_types", "entity_texts", "entity_starts", "entity_ends",
+                 "num_entities"):
+        assert f"['{name}']" in shown, name
+
+
+def test_warmup_requests_run(exported):
+    check_warmup_requests(exported["export_dir"], {"serving_default": (
+        "entity_types", "entity_texts", "entity_starts", "entity_ends", "num_entities")})
