@@ -12,8 +12,9 @@ already in that format). A fixed fifth of the documents is held out: the
 standard library's held-out modules (`demo.stdlib_corpus.held_out`), and by a
 checksum of its first sentence a WikiText article or a user's document; task
 text is never held out, and loses any sentence that held-out text also has.
-Held-out text scores pretraining and makes the next-sentence-choice set; no
-system is pretrained on it.
+Held-out text scores pretraining and makes the built probing sets
+(`comparisons.probing_sets`, the next-sentence-choice set); no system is
+pretrained on it.
 """
 
 import os
@@ -176,11 +177,14 @@ def write_documents(path, documents, lower=False):
     return {"documents": count, "sentences": sentences, "bytes": size}
 
 
-def write_next_sentence_choice(directory, documents, num_train, num_dev, seed):
+def write_next_sentence_choice(directory, documents, num_train, num_dev, seed, same_document=False):
     """`train.jsonl` and `dev.jsonl` of `scripts/make_next_sentence_choice_set.py`'s
     layout from held-out documents: the true next sentence of a context among
-    three from other documents, train and dev from different documents."""
+    three from other documents, or with `same_document` from the context's own
+    (not its neighbours: topic and genre cannot tell them apart), train and dev
+    from different documents."""
     rng = random.Random(seed)
     train, dev = split_articles([d.paragraphs for d in documents], num_dev / (num_train + num_dev), rng)
     for name, part, count in (("train", train, num_train), ("dev", dev, num_dev)):
-        write_jsonl(f"{directory}/{name}.jsonl", make_examples(part, count, NUM_CHOICES, MIN_WORDS, rng, name))
+        write_jsonl(f"{directory}/{name}.jsonl",
+                    make_examples(part, count, NUM_CHOICES, MIN_WORDS, rng, name, same_article=same_document))
