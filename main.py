@@ -46,6 +46,7 @@ LABELLED_DIR = os.path.join(ROOT, "assets", "demo_word_order")
 FAMILIES = tuple(name for name in registry.names()
                  if importlib.util.find_spec(f"families.{name}.main_job"))
 FINE_TUNE_BATCH = 16
+WORK_MARK = ".main_job"  # in a work_dir this job made: a rerun clears only such a folder
 SENTENCES = ["Return the number of bytes written to the file.",
              "the file. bytes Return of to written number the",
              "The thread starts when its start() method is called."]
@@ -60,6 +61,23 @@ print("SERVED " + json.dumps([[label.decode(), float(p.max())] for label, p in
 """
 
 
+def fresh_work_dir(work):
+    """An empty `work`: the runners resume from what they find, and a rerun should
+    redo everything. Only a folder this job made (its `WORK_MARK` inside) is
+    cleared; any other folder with something in it is refused, nothing deleted."""
+    if os.path.exists(work) and not os.path.isdir(work):
+        sys.exit(f"error: --work_dir={work} is a file, not a folder")
+    if os.path.isdir(work) and os.listdir(work):
+        if not os.path.exists(os.path.join(work, WORK_MARK)):
+            held = ", ".join(sorted(os.listdir(work))[:5])
+            sys.exit(f"error: --work_dir={work} holds files the main job did not write ({held}); "
+                     "give a new or empty folder")
+        shutil.rmtree(work)
+    os.makedirs(work, exist_ok=True)
+    with open(os.path.join(work, WORK_MARK), "w", encoding="utf-8") as f:
+        f.write("made by main.py: a rerun of the main job clears this folder\n")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--family", choices=sorted(FAMILIES), default="bert", help="the model family")
@@ -70,8 +88,7 @@ def main():
     family = importlib.import_module(f"families.{args.family}.main_job")
     work = os.path.abspath(args.work_dir or os.path.join(
         ROOT, "runs", "main" if args.family == "bert" else f"main_{args.family}"))
-    # A fresh start: the runners resume from what they find, and a rerun should redo everything.
-    shutil.rmtree(work, ignore_errors=True)
+    fresh_work_dir(work)
     paths = {name: os.path.join(work, name) for name in (
         "corpus.txt", "held_out.txt", "classifier", "scratch", "serving", "hub", "logs")}
     # TF_CPP_MIN_LOG_LEVEL=3: no C++ start-up lines (e.g. cuInit's "no CUDA device") on a CPU machine.

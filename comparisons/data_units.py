@@ -4,6 +4,7 @@ each kind of pretraining records (and of the held-out text), each task's
 fixed subset with its selection slice, its non-neural baselines and the share
 of its examples each family's tokenizer cuts at the tier's length."""
 
+import dataclasses
 import os
 
 from comparisons import baselines, corpus
@@ -62,14 +63,16 @@ class DataUnits:
     def documents(self):
         if self.sources.corpus:
             return list(corpus.user_corpus(self.sources.corpus))
-        given = [*corpus.wikitext(self.sources.wikitext_files), *corpus.task_documents(self.sources, self.tasks)]
+        given = [*corpus.wikitext(self.sources.wikitext_files),
+                 *corpus.task_text(self.tier.tasks, self.sources.glue_data_dir, self.sources.conll_data_dir)]
         return given or list(corpus.stdlib(self.tier.max_modules))
 
     def write_corpus(self):
-        documents = self.documents()
-        return {part: corpus.write_documents(self.path("data", f"{part}.txt"),
-                                             [d for d in documents if d.held == held], lower=True)
-                for part, held in (("corpus", False), ("held_out", True))}
+        documents, dropped = corpus.drop_held_out_sentences(self.documents())
+        return {**{part: corpus.write_documents(self.path("data", f"{part}.txt"),
+                                                [d for d in documents if d.held == held], lower=True)
+                   for part, held in (("corpus", False), ("held_out", True))},
+                "dropped_sentences": dropped}
 
     def learn_vocabulary(self, family):
         unit = f"vocabulary/{family}"
@@ -110,9 +113,10 @@ class DataUnits:
         directory = self.path("data", "tasks", task.name)
         if task.files.baseline is None:
             return {"baselines": []}
-        found = baselines.baselines_for(task.files, os.path.join(directory, "train" + task.files.extension),
-                                        os.path.join(directory, "dev" + task.files.extension))
-        return {"baselines": [b._asdict() for b in found]}
+        found = baselines.baselines_for(task.files.baseline, os.path.join(directory, "train" + task.files.extension),
+                                        os.path.join(directory, "dev" + task.files.extension),
+                                        **task.files.baseline_options())
+        return {"baselines": [dataclasses.asdict(b) for b in found]}
 
     def truncation(self, task):
         """{family: share of dev examples longer than the tier's sequence} for `task`."""

@@ -21,7 +21,7 @@ lower-cases, so every family reads lower-cased text).
 import dataclasses
 import os
 
-from comparisons import probing_sets, task_data
+from comparisons import corpus, probing_sets, task_data
 from comparisons.task_files import CONLL, JSONL, SQUAD, TSV
 
 
@@ -82,12 +82,13 @@ def _conll(tag_column, scheme):
 
 
 def _word_order(sources, directory, num_train, num_dev, seed, held_out):
-    counts = probing_sets.write_bigram_shift(directory, held_out, num_train, num_dev, seed)
+    counts = probing_sets.write_word_order(directory, list(corpus.user_corpus(held_out)), num_train, num_dev, seed)
     return ["--task_name=custom", "--text_a_column=sentence", f"--data_dir={directory}"], counts
 
 
 def _next_sentence(sources, directory, num_train, num_dev, seed, held_out):
-    counts = probing_sets.write_next_sentence_choice(directory, held_out, num_train, num_dev, seed)
+    counts = corpus.write_next_sentence_choice(directory, list(corpus.user_corpus(held_out)), num_train, num_dev,
+                                               seed)
     return [f"--data_dir={directory}"], counts
 
 
@@ -110,13 +111,14 @@ TASKS = (
     Downstream("ner", "CoNLL-2003 NER", "run_ner", "tagging", "eval_f1", "entity F1", "token",
                _conll(3, "chunks"), CONLL(3), extra_flags=_windows),
     Downstream("sts_b", "STS-B", "run_classifier", "classification", "eval_pearson", "Pearson r", "sentence",
-               _glue("STS-B"), TSV("similarity", text_columns=(7, 8), label_column=9)),
+               _glue("STS-B"), TSV("similarity", text_columns=(7, 8), label_column=9, glue_task="sts-b")),
     Downstream("sst_2", "SST-2", "run_classifier", "classification", "eval_accuracy", "accuracy", "sentence",
                _glue("SST-2"), TSV("classification", text_columns=(0,), label_column=1)),
     Downstream("mrpc", "MRPC", "run_classifier", "classification", "eval_accuracy", "accuracy", "sentence",
-               _glue("MRPC"), TSV("pair_classification", text_columns=(3, 4), label_column=0)),
+               _glue("MRPC"), TSV("pair_classification", text_columns=(3, 4), label_column=0, glue_task="mrpc")),
     Downstream("word_order", "word order (bigram shift)", "run_classifier", "classification", "eval_accuracy",
-               "accuracy", "sentence", _word_order, TSV("classification", text_columns=(0,), label_column=1)),
+               "accuracy", "sentence", _word_order,
+               TSV("classification", text_columns=(0,), label_column=1, word_order=True)),
     Downstream("next_sentence", "next-sentence choice (same document)", "run_swag", "multiple_choice",
                "eval_accuracy", "accuracy", "sentence", _next_sentence, JSONL()),
     Downstream("squad", "SQuAD v1.1 (by article)", "run_squad", "question_answering", "f1", "F1", "token", _squad,

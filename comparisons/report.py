@@ -153,7 +153,8 @@ def _setup(results):
         "seeds a system, each family with its original's optimizer.",
         f"- Budget: {budget['flops']:.3g} training FLOPs per system (the reference's {t['reference_steps']} "
         f"steps{scaled}); {equal}.",
-        f"- Fine-tuning: learning rate chosen per arm and task from {', '.join(f'{lr:g}' for lr in t['learning_rates'])} "
+        "- Fine-tuning: learning rate chosen per arm and task from "
+        f"{', '.join(f'{lr:g}' for lr in t['learning_rates'])} "
         f"on a {t['selection_fraction']:.0%} slice of the task's train subset (never its dev set); then "
         f"{t['seeds']} fine-tuning seeds per pretraining seed on the whole train subset, batch "
         f"{t['fine_tuning_batch']}; feature-based BiLSTMs (BERT's rows, ELMo's every task) of {t['lstm_units']} "

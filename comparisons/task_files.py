@@ -35,7 +35,12 @@ class TSV:
     baseline: str  # the kind of non-neural baselines (`comparisons.baselines`)
     text_columns: tuple
     label_column: int
+    glue_task: str = "sst-2"  # whose GLUE layout its columns follow (the baselines' reader)
+    word_order: bool = False  # the baselines check the set for lexical cues
     extension: str = ".tsv"
+
+    def baseline_options(self):
+        return {"glue_task": self.glue_task, **({"word_order": True} if self.word_order else {})}
 
     def _read(self, path):
         with open(path, "rb") as f:
@@ -71,6 +76,9 @@ class CONLL:
     baseline: str = "tagging"
     extension: str = ".txt"
 
+    def baseline_options(self):
+        return {"tag_column": self.tag_column}
+
     def _sentences(self, path):
         with open(path, encoding="utf-8") as f:
             blocks = f.read().split("\n\n")
@@ -96,6 +104,9 @@ class CONLL:
 class JSONL:
     baseline: str = "multiple_choice"
     extension: str = ".jsonl"
+
+    def baseline_options(self):
+        return {}
 
     def _read(self, path):
         with open(path, encoding="utf-8") as f:

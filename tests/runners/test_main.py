@@ -369,3 +369,21 @@ def test_stages_wait_for_a_free_slot_and_the_stages_they_come_after(tmp_path):
     run_stages(tmp_path / "slot", *stages, slots=2)
     run_stages(tmp_path / "after", *stages, slots=3, after={2: ("stage 0",)})
     assert [(tmp_path / case / "order").read_text() for case in ("free", "slot", "after")] == ["201", "021", "021"]
+
+
+def test_a_work_dir_the_job_did_not_make_is_refused_and_kept(tmp_path):
+    """Only a folder the main job made (its mark inside) is cleared for a rerun."""
+    work = tmp_path / "mine"
+    work.mkdir()
+    (work / "notes.txt").write_text("keep me", encoding="utf-8")
+    result = subprocess.run([sys.executable, os.path.join(ROOT, "main.py"), f"--work_dir={work}"], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"error: --work_dir={work} holds files the main job did not write (notes.txt); give a new or empty folder")
+    assert (work / "notes.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_a_rerun_clears_the_folder_the_job_made(quick_run):
+    work, _ = quick_run
+    assert (work / ".main_job").exists()  # so that the next run may clear it
