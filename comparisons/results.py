@@ -76,7 +76,7 @@ def ordering_tasks(ordering, tasks, steps_task):
 
 def informative(task_result):
     """Whether some pretrained system clears the task's best non-neural baseline."""
-    best = max((b["score"] for b in task_result["baselines"]), default=-math.inf)
+    best = max((b["score"] for b in task_result["baselines"] if not math.isnan(b["score"])), default=-math.inf)
     return any(mean > best for mean in task_result["pretrained_means"])
 
 
@@ -85,15 +85,15 @@ def check(comparison, ordering, task, values, tier, task_results):
     found = {"ahead": ordering.ahead, "behind": ordering.behind, "task": task,
              "higher_is_better": ordering.higher_is_better, "status": "tested", "mark": None}
     ahead, behind = values(ordering.ahead, task), values(ordering.behind, task)
-    if not ahead or not behind:
-        found["status"] = "not_run"
-        return found
-    a, b = verdict.Summary.of(ahead), verdict.Summary.of(behind)
-    test = verdict.welch(a, b, ordering.higher_is_better)
-    found.update(ahead_mean=a.mean, behind_mean=b.mean, ahead_units=a.n, behind_units=b.n, gap=test.gap,
-                 se=test.se, df=test.df, p=test.p)
+    if ahead and behind:
+        a, b = verdict.Summary.of(ahead), verdict.Summary.of(behind)
+        test = verdict.welch(a, b, ordering.higher_is_better)
+        found.update(ahead_mean=a.mean, behind_mean=b.mean, ahead_units=a.n, behind_units=b.n, gap=test.gap,
+                     se=test.se, df=test.df, p=test.p)
     if not ordering.testable_at(tier):
         found.update(status="not_testable", why=ordering.why_not)
+    elif not ahead or not behind:
+        found["status"] = "not_run"
     elif task != HELD_OUT and not task_results[task]["informative"]:
         found["status"] = "uninformative"
     return found

@@ -46,7 +46,7 @@ def test_the_cpu_tier_plans_the_equal_steps_arms_of_its_testable_orderings_only(
     assert {arm.layers for arm, task in planned if arm.kind == "features"} == {"embeddings", "last",
                                                                               "weighted_sum_all"}
     gpu = protocol(tmp_path, TIERS["gpu"], tasks=("pos",)).planned_arms()
-    assert {arm.system for arm, _ in gpu if arm.kind == "first"} == {"no_nsp", "ltr"}
+    assert not [arm for arm, _ in gpu if arm.kind == "first"]  # LTR learns faster early: never testable
 
 
 def test_an_equal_arm_whose_own_run_is_the_equal_steps_run_is_not_run_again(tmp_path):
