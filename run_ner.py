@@ -58,7 +58,8 @@ from export.export_model import fine_tune_and_export
 from modeling.feature_based_tagger import LAYER_COMBINATIONS
 from tasks.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
                                define_model_flags, define_text_flags, do_lower_case_from_flags,
-                               model_files_from_flags, settings_from_flags)
+                               feature_head_from_flags, model_files_from_flags,
+                               settings_from_flags)
 from tasks.input_errors import reporting_input_errors
 from tasks.run_options import RunOptions, define_flags
 from tasks.tagging import SPLIT_FILES, TaggingConfig, TaggingTask
@@ -91,9 +92,6 @@ flags.DEFINE_bool("feature_based", False, "Freeze the (BERT) encoder and train a
                   "--feature_layers (paper section 5.4).")
 flags.DEFINE_enum("feature_layers", "concat_last_four", list(LAYER_COMBINATIONS),
                   "Which encoder layers feed the BiLSTM.")
-flags.DEFINE_integer("lstm_units", None, "BiLSTM units per direction (--feature_based: default "
-                     "768; a feature-based family's record: ELMo's 200).")
-flags.DEFINE_integer("lstm_layers", None, "BiLSTM layers (default 2).")
 flags.DEFINE_bool("crf", False, "A linear-chain CRF over each window's words on top (transitions "
                   "learned with the model; the loss its negative log-likelihood, tags by Viterbi).")
 flags.DEFINE_bool("trim_padding", True, "Cut each batch to its longest window, and evaluate "
@@ -119,8 +117,9 @@ def main(_):
         labels=tuple(FLAGS.labels) if FLAGS.labels else None, tag_column=FLAGS.tag_column,
         tag_scheme=FLAGS.tag_scheme,
         init_checkpoint=FLAGS.init_checkpoint, feature_based=FLAGS.feature_based,
-        feature_layers=FLAGS.feature_layers, lstm_units=FLAGS.lstm_units,
-        lstm_layers=FLAGS.lstm_layers, predict_split=FLAGS.predict_split,
+        feature_layers=FLAGS.feature_layers,
+        **feature_head_from_flags(encoder_config, FLAGS.feature_based),
+        predict_split=FLAGS.predict_split,
         trim_padding=FLAGS.trim_padding, fine_tune_encoder=FLAGS.fine_tune_encoder, crf=FLAGS.crf,
         seed=FLAGS.seed)
     outcome = fine_tune_and_export(TaggingTask(config), options, settings_from_flags(),

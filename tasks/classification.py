@@ -46,6 +46,8 @@ class ClassificationConfig:
     trim_padding: bool = True  # batches as long as their longest example; off for TPU / XLA
     group_by_length: bool = False  # training batches of similar lengths (less padding)
     fine_tune_encoder: bool = False  # a feature-based family (ELMo): train its encoder too
+    lstm_units: int = None  # a feature-based family's task BiLSTM (default: its record's)
+    lstm_layers: int = None
     seed: int = 12345
 
 
@@ -128,6 +130,8 @@ class ClassificationTask(FineTuningTask):
         encoder = build_encoder(self.config.encoder_config)
         if feature_based(encoder):
             return FeatureBasedClassifier(encoder, self.num_outputs, dropout_rate=dropout,
+                                          lstm_units=self.config.lstm_units,
+                                          lstm_layers=self.config.lstm_layers,
                                           fine_tune_encoder=self.config.fine_tune_encoder)
         return SequenceClassifier(encoder, self.num_outputs, dropout_rate=dropout,
                                   both_orders=self.both_orders)

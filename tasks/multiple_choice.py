@@ -56,6 +56,8 @@ class MultipleChoiceConfig:
     skip_bad_rows: bool = False
     trim_padding: bool = True  # batches as long as their longest choice; off for TPU / XLA
     fine_tune_encoder: bool = False  # a feature-based family (ELMo): train its encoder too
+    lstm_units: int = None  # a feature-based family's task BiLSTM (default: its record's)
+    lstm_layers: int = None
     seed: int = 12345
 
 
@@ -110,6 +112,8 @@ class MultipleChoiceTask(FineTuningTask):
         encoder = build_encoder(self.config.encoder_config)
         if feature_based(encoder):
             return FeatureBasedMultipleChoice(encoder, dropout_rate=dropout,
+                                              lstm_units=self.config.lstm_units,
+                                              lstm_layers=self.config.lstm_layers,
                                               fine_tune_encoder=self.config.fine_tune_encoder)
         return MultipleChoiceClassifier(encoder, dropout_rate=dropout)
 

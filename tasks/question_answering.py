@@ -57,6 +57,8 @@ class QuestionAnsweringConfig:
     end_n_top: int = 5
     trim_padding: bool = True  # inference batches as long as their longest window; off for TPU / XLA
     fine_tune_encoder: bool = False  # a feature-based family (ELMo): train its encoder too
+    lstm_units: int = None  # a feature-based family's task BiLSTM (default: its record's)
+    lstm_layers: int = None
     seed: int = 12345
 
     def __post_init__(self):

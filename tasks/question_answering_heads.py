@@ -44,7 +44,10 @@ class StartEndHead:
         """BERT's span labeler, or a feature-based family's (ELMo: its BiLSTM span head)."""
         encoder = build_encoder(self.config.encoder_config)
         if feature_based(encoder):
-            return FeatureBasedSpanLabeler(encoder, fine_tune_encoder=self.config.fine_tune_encoder)
+            config = self.config
+            return FeatureBasedSpanLabeler(encoder, lstm_units=config.lstm_units,
+                                           lstm_layers=config.lstm_layers,
+                                           fine_tune_encoder=config.fine_tune_encoder)
         return SpanLabeler(encoder)
 
     def inputs(self, features, training):
