@@ -22,6 +22,7 @@ from tasks.base import FineTuningTask, text_side
 from tasks.classification_submission import write_submission
 from tasks.classification_metrics import compute_metrics
 from tasks.export_meta import ExportMeta
+from tasks.label_prior import prior_cross_entropy, prior_squared_error
 
 _SHUFFLE_BUFFER = 100_000
 _BATCHES_PER_LENGTH_GROUP = 50
@@ -122,6 +123,14 @@ class ClassificationTask(FineTuningTask):
                 self.text_side, config.vocab_file, config.do_lower_case, config.max_seq_length,
                 self.reader.label_list, self.both_orders)
         return self._files[split]
+
+    def prior_loss(self):
+        """Classification: the entropy of the train labels; regression: their variance."""
+        examples = self.split_data("train").examples
+        if self.is_regression:
+            return prior_squared_error([float(e.label) for e in examples])
+        ids = {label: i for i, label in enumerate(self.reader.label_list)}
+        return prior_cross_entropy([ids[e.label] for e in examples])
 
     def build_model(self):
         dropout = self.config.dropout_rate

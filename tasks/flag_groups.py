@@ -84,6 +84,8 @@ def define_fine_tuning_flags(unit="Examples", train_batch_size=32, learning_rate
                              eval_batch_size=True, skip_bad_rows=False, export_help=""):
     """The training flags and what fine-tuning adds; `data_dir=None` leaves that
     flag out (SQuAD names its files)."""
+    eval_help += (" With --do_train also train_loss (the task's loss over the last tenth of the "
+                  "steps) and prior_loss (the best constant predictor's on the train split).")
     define_training_flags(unit, train_batch_size, learning_rate, eval_help=eval_help,
                           eval_batch_size=eval_batch_size)
     if data_dir:

@@ -23,6 +23,7 @@ from modeling.task_models import MultipleChoiceClassifier
 from tasks.array_dataset import array_dataset
 from tasks.base import FineTuningTask, text_side
 from tasks.export_meta import ExportMeta
+from tasks.label_prior import prior_cross_entropy
 from tasks.multiple_choice_predictions import write_predictions
 
 SPLIT_NAMES = {"train": ("train",), "dev": ("val", "dev"), "test": ("test",)}
@@ -104,6 +105,10 @@ class MultipleChoiceTask(FineTuningTask):
                              self.config.max_seq_length)
             self._features[split] = features
         return self._features[split]
+
+    def prior_loss(self):
+        """The entropy of the gold choice's position over the train examples."""
+        return prior_cross_entropy(self.features("train").labels)
 
     def build_model(self):
         dropout = self.config.dropout_rate

@@ -144,6 +144,11 @@ class QuestionAnsweringTask(FineTuningTask):
         """Windows, what one pass over the split trains on."""
         return len(self.split(split).features)
 
+    def prior_loss(self):
+        """The head's loss of the best constant prediction of the train windows'
+        labels (BERT's: the mean entropy of the start and end positions)."""
+        return self.head.prior_loss(self.head.labels(self.split("train").features))
+
     def build_model(self):
         return self.head.build_model()
 

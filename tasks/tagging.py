@@ -41,6 +41,7 @@ from modeling.task_models import TokenClassifier
 from tasks.array_dataset import array_dataset
 from tasks.base import FineTuningTask, text_side
 from tasks.export_meta import ExportMeta
+from tasks.label_prior import prior_cross_entropy
 from tasks.tagging_metrics import conlleval_report, entity_scores, token_accuracy
 from tasks.tagging_predictions import values_per_word, write_conll_predictions
 
@@ -169,6 +170,17 @@ class TaggingTask(FineTuningTask):
     def num_examples(self, split):
         """Windows in the split (one per sentence unless a sentence is too long)."""
         return len(self.features(split))
+
+    def prior_loss(self):
+        """The entropy of the train tags at the labelled positions, each weighted
+        as `loss` weights it: by 1 / the window's labelled words (the mean over
+        them), or with a CRF by 1 and times the mean words per window (its sum
+        over them, the chain's loss when the tags are drawn alone)."""
+        features = self.features("train")
+        weights = features.label_weights.astype(np.float64)
+        if not self.config.crf:
+            weights = weights / np.maximum(weights.sum(axis=1, keepdims=True), 1.0)
+        return prior_cross_entropy(features.label_ids, weights)
 
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training: shuffled, repeated, full batches. Otherwise one pass, in

@@ -429,6 +429,8 @@ def check_classification(tmp, text_side, hidden_size):
     assert results["eval_accuracy"] == pytest.approx(
         np.mean([p == label for p, (_, _, label) in zip(predicted, HOUSES)]), abs=1e-6)
     assert math.isfinite(results["eval_loss"]) and results["eval_loss"] > 0
+    # Four "yes" and four "no": the label prior's cross-entropy is ln 2.
+    assert results["prior_loss"] == pytest.approx(math.log(2), rel=1e-12)
 
 
 def check_question_answering(tmp, text_side, hidden_size):
@@ -514,6 +516,11 @@ def test_each_task_runs_from_its_command_line(family, runs, task, text_side, enc
             assert meta["task_model"]["config"]["crf"] == (family.feature_based is not None)
         if family.feature_based:
             assert {k: meta["task_model"]["config"][k] for k in FEATURE_HEAD} == FEATURE_HEAD
+        # The trainability record beside the dev metrics (GPT's: its task's loss alone).
+        name = "eval_results.json" if task == "question_answering" else "eval_results.txt"
+        path = tmp / task / name
+        results = read_json(path) if task == "question_answering" else read_results(path)
+        assert results["prior_loss"] > 0 and math.isfinite(results["train_loss"])
 
 
 _SERVE = """
