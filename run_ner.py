@@ -37,7 +37,8 @@ model.
 `--init_checkpoint` (original release and Hugging Face directories). A
 fine-tuning run leaves `export_meta.json` in `--output_dir`, so
 `python -m export.export_model` can export it later; `--export_dir` writes the
-TF Serving SavedModel (text in, entities out) right away.
+TF Serving SavedModel (text in, entities out; a plain tag set: each word's tag) right
+away.
 
 XLNet: the config picks the family (`xlnet_config.json` beside the checkpoint,
 `--bert_config_file=xlnet_config.json` or `--preset=xlnet_base_cased`), the
@@ -74,7 +75,7 @@ define_fine_tuning_flags(
               "to eval_results.txt.",
     predict_help="Tags for --predict_split, to predictions.txt.",
     export_help="fine-tuned models only. Serving reads each text as one sentence, without "
-                "document context.")
+                "document context, and returns its entities (--tag_scheme=tags: each word's tag).")
 # Additions.
 flags.DEFINE_integer("doc_stride", 64, "Word pieces between the starts of consecutive windows "
                      "of a sentence longer than one window.")
