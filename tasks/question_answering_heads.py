@@ -75,7 +75,8 @@ class StartEndHead:
         return (start + end) / 2.0
 
     def prior_loss(self, labels):
-        """`loss` of the best constant prediction of `labels` (`labels`'s)."""
+        """`loss` of the best constant prediction of `labels` (`labels(features)` of
+        the train windows): `start_end_prior`."""
         return start_end_prior(labels)
 
     def answers(self, examples, features, raw, postprocess_config):
