@@ -96,7 +96,7 @@ def _save_classification(export_dir, model, meta):
 
 def _save_tagging(export_dir, model, meta):
     return save_tagging(export_dir, model, meta.text_side(), meta.max_seq_length,
-                        meta.label_list, meta.doc_stride or NER_DOC_STRIDE)
+                        meta.label_list, meta.doc_stride or NER_DOC_STRIDE, meta.tag_scheme or "chunks")
 
 
 def _save_multiple_choice(export_dir, model, meta):

@@ -22,6 +22,7 @@ from tasks.base import FineTuningTask, text_side
 from tasks.classification_submission import write_submission
 from tasks.classification_metrics import compute_metrics
 from tasks.export_meta import ExportMeta
+from tasks.label_prior import prior_cross_entropy, prior_squared_error
 
 _SHUFFLE_BUFFER = 100_000
 _BATCHES_PER_LENGTH_GROUP = 50
@@ -46,6 +47,8 @@ class ClassificationConfig:
     trim_padding: bool = True  # batches as long as their longest example; off for TPU / XLA
     group_by_length: bool = False  # training batches of similar lengths (less padding)
     fine_tune_encoder: bool = False  # a feature-based family (ELMo): train its encoder too
+    lstm_units: int = None  # a feature-based family's task BiLSTM (default: its record's)
+    lstm_layers: int = None
     seed: int = 12345
 
 
@@ -121,6 +124,14 @@ class ClassificationTask(FineTuningTask):
                 self.reader.label_list, self.both_orders)
         return self._files[split]
 
+    def prior_loss(self):
+        """Classification: the entropy of the train labels; regression: their variance."""
+        examples = self.split_data("train").examples
+        if self.is_regression:
+            return prior_squared_error([float(e.label) for e in examples])
+        ids = {label: i for i, label in enumerate(self.reader.label_list)}
+        return prior_cross_entropy([ids[e.label] for e in examples])
+
     def build_model(self):
         dropout = self.config.dropout_rate
         if dropout is None:
@@ -128,6 +139,8 @@ class ClassificationTask(FineTuningTask):
         encoder = build_encoder(self.config.encoder_config)
         if feature_based(encoder):
             return FeatureBasedClassifier(encoder, self.num_outputs, dropout_rate=dropout,
+                                          lstm_units=self.config.lstm_units,
+                                          lstm_layers=self.config.lstm_layers,
                                           fine_tune_encoder=self.config.fine_tune_encoder)
         return SequenceClassifier(encoder, self.num_outputs, dropout_rate=dropout,
                                   both_orders=self.both_orders)

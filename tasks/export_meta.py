@@ -22,6 +22,9 @@ The contract (JSON object; runners write it with `write_export_meta`):
                             (B, A), the pooled vectors summed (GPT's similarity tasks);
                             false when absent
     doc_stride              squad and ner: pieces between window starts (ner default 64)
+    tag_scheme              ner only: "chunks" (IOB tags, served as entities) or "tags" (a
+                            plain tag set such as part of speech, served as a tag per word);
+                            null or absent (other tasks, older files): chunks for ner
     squad                   squad only: {max_query_length, n_best_size, max_answer_length,
                             version_2_with_negative, null_score_diff_threshold}
     task_model              the task model's Keras config (`keras.saving.serialize_keras_object`,
@@ -43,6 +46,7 @@ import json
 import os
 import shutil
 
+from data.tagging.conll_reader import TAG_SCHEMES
 from data.text.families import text_side_for, text_side_type, vocab_file_name
 from families import registry
 from modeling.encoder_interface import config_from_dict, exceeds_positions, family_of
@@ -78,6 +82,7 @@ class ExportMeta:
     both_orders: bool = False
     doc_stride: int = None
     squad: dict = None
+    tag_scheme: str = None
     task_model: dict = None
 
     def __post_init__(self):
@@ -88,6 +93,9 @@ class ExportMeta:
             raise ExportMetaError(f"task {self.task!r} is not one of {TASKS}")
         if self.task in ("classification", "ner") and not self.label_list:
             raise ExportMetaError(f"task {self.task!r} needs label_list")
+        if self.tag_scheme is not None and (self.task != "ner" or self.tag_scheme not in TAG_SCHEMES):
+            raise ExportMetaError(f"tag_scheme {self.tag_scheme!r}: task 'ner' takes one of "
+                                  f"{TAG_SCHEMES}, other tasks none")
         if self.both_orders and not self.paired:
             raise ExportMetaError("both_orders needs paired inputs")
         if self.task == "squad":
