@@ -9,8 +9,9 @@ original's) into rows that hold several instances each, for
 Instances are packed within windows of `--window` records read in file order
 (`families.bert.pretraining.sequence_packing`); each window's rows are shuffled, so a row's length
 does not follow from its place in the file. The output is written atomically
-under the data writers' lock, with the records' metadata beside it, and the log
-gives the padding share before and after.
+under the data writers' lock, with the records' metadata beside it, replacing
+what an earlier write of its name left (`data.pretraining.output_names`), and
+the log gives the padding share before and after.
 """
 
 import sys
@@ -22,12 +23,13 @@ from absl import app, flags, logging
 from data.pretraining import features as F
 from data.pretraining.corpus_reader import CorpusError, expand_input_files
 from data.pretraining.dataset import check_first_record, feature_spec, files_with_records
+from data.pretraining.output_names import leftovers
 from data.pretraining.ragged_bytes import RaggedBytes
 from data.pretraining.records_metadata import (RecordLayoutError, check_settings, read_metadata, remove_metadata,
                                                write_metadata)
 from families.bert.pretraining.sequence_packing import pack_lengths, pack_rows
 from data.pretraining.tfrecord_writer import frame_records
-from data.pretraining.writer import locked_outputs
+from data.pretraining.writer import locked_outputs, remove_files
 from utils.files import atomic_output
 from utils.output_dir_lock import OutputDirError
 
@@ -73,6 +75,8 @@ def pack_pretraining_files(input_files, output_file, max_seq_length, max_predict
     rng = np.random.default_rng(seed)
     instances, rows, tokens = 0, 0, 0
     with locked_outputs([output_file]):
+        temporary, earlier = leftovers([output_file])
+        remove_files(temporary)
         with atomic_output(output_file, "wb") as out:
             for records in _windows(files, max_seq_length, max_predictions_per_seq,
                                     next_sentence_labels, window):
@@ -85,6 +89,7 @@ def pack_pretraining_files(input_files, output_file, max_seq_length, max_predict
                 instances, rows, tokens = instances + len(lengths), rows + len(groups), tokens + lengths.sum()
                 logging.info("%d instances -> %d rows", instances, rows)
             remove_metadata([output_file])
+        remove_files(earlier)
         settings = {"max_seq_length": max_seq_length, "max_predictions_per_seq": max_predictions_per_seq,
                     "next_sentence_labels": next_sentence_labels,
                     "max_sequences_per_pack": max_sequences_per_pack, **_input_vocab_size(files)}

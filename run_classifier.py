@@ -41,7 +41,7 @@ from absl import app, flags, logging
 
 from data.classification.custom_reader import CustomReader
 from data.classification.glue_readers import GlueReader
-from export.export_model import export_after_training
+from export.export_model import check_export_dir, export_after_training
 from tasks.classification import ClassificationConfig, ClassificationTask
 from tasks.classification_metrics import selection_score
 from tasks.fine_tuning import fine_tune
@@ -99,6 +99,7 @@ def main(_):
     check_fine_tuning_flags(required=("task_name", "data_dir"))
     learning_rates = [float(v) for v in FLAGS.learning_rates or [FLAGS.learning_rate]]
     options = RunOptions.from_flags()
+    check_export_dir(FLAGS.export_dir, options.output_dir)
     runs = plan_runs(options.output_dir, learning_rates, FLAGS.num_restarts, FLAGS.seed)
     if len(runs) > 1 and not FLAGS.do_eval:
         raise app.UsageError("--learning_rates / --num_restarts pick the best run on dev: "

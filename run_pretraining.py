@@ -37,16 +37,16 @@ ELMo (the original's options; its Adagrad unless --optimizer is given):
 
 import importlib
 import os
-import sys
 
 from absl import app, flags, logging
 
 from data.pretraining.corpus_reader import expand_input_files
 from data.pretraining.dataset import check_record_ids
-from data.pretraining.records_metadata import RecordLayoutError, check_vocab_size
+from data.pretraining.records_metadata import check_listed, check_vocab_size
 from families import registry
 from tasks import run_options
 from tasks.flag_groups import define_model_flags, define_text_flags, define_training_flags
+from tasks.input_errors import reporting_input_errors
 from tasks.optimization import SCHEDULES, OptimizerConfig
 from tasks.trainer import Trainer, write_results
 
@@ -80,14 +80,8 @@ for _family in PRETRAINED:
     pretraining(_family).define_flags()
 
 
-def main(argv):
-    try:
-        pretrain(argv)
-    except RecordLayoutError as e:
-        sys.exit(f"error: {e}")
-
-
-def pretrain(_):
+@reporting_input_errors
+def main(_):
     if not FLAGS.do_train and not FLAGS.do_eval:
         raise app.UsageError("At least one of --do_train or --do_eval must be set.")
     for name in ("input_file", "output_dir"):
@@ -102,6 +96,7 @@ def pretrain(_):
     # After the Trainer: reading records starts TensorFlow's runtime, which a
     # multi-worker strategy must be created before.
     files = expand_input_files(FLAGS.input_file)
+    check_listed(files)
     family.check_run(files, replicas, slices)
     for path in check_vocab_size(files, config.vocab_size, config.vocab_size_field, source):
         check_record_ids(path, config.vocab_size, source, id_features=id_features,

@@ -153,11 +153,15 @@ def check_vocab_fits(config, source, vocab_file):
     config's family (a WordPiece `vocab.txt` for an XLNet, a `spiece.model` for
     a BERT) or has more tokens than the config's `vocab_size` (XLNet's
     `n_token`): its ids would index past the word embeddings, which otherwise
-    fails only at the first training step."""
+    fails only at the first training step. A damaged file read beside it (GPT's
+    merges) is named alone, with its line."""
     family = family_of(config)
     try:
         size = text_side_for(family, vocab_file, do_lower_case=False).special_ids.vocab_size
     except (ValueError, RuntimeError, OSError) as e:
+        if getattr(e, "path", None) in text_side_type(family).vocabulary_files(vocab_file)[1:]:
+            # A damaged file beside it (GPT's merges): `vocab_file` read as the family's.
+            raise ConfigError(f"{e} (a file of the {family} vocabulary {vocab_file})") from e
         readers = ", ".join(f"a {f.name} model reads {f.text_side.model_file_name} "
                             f"({f.config_type.vocab_file_flag})" for f in registry.families())
         raise ConfigError(

@@ -3,6 +3,8 @@
 import json
 import os
 
+from checkpoints.damaged_files import reading
+
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 
 
@@ -33,6 +35,7 @@ def read_weight_file(path):
         raise FileNotFoundError(f"{path}: none of {WEIGHT_FILES}")
     if weights_file.endswith(".safetensors"):
         from safetensors.numpy import load_file
-        return load_file(weights_file)
+        with reading(weights_file, "a safetensors file"):
+            return load_file(weights_file)
     from checkpoints.torch_bin import load_torch_bin
     return load_torch_bin(weights_file)

@@ -13,6 +13,7 @@ import os
 import numpy as np
 
 from checkpoints import ours, tf_checkpoint
+from checkpoints.model_weights import checkpointed_weights
 from families import registry
 
 SHARED_FORMATS = ("ours", "trainer")  # our weight files and our trainer's checkpoints, any family
@@ -20,6 +21,10 @@ SHARED_FORMATS = ("ours", "trainer")  # our weight files and our trainer's check
 
 class CheckpointMismatchError(ValueError):
     """A checkpoint that does not fit the model; the message names each variable."""
+
+
+class CheckpointFamilyError(CheckpointMismatchError):
+    """A checkpoint of another model family than the config's."""
 
 
 @dataclasses.dataclass
@@ -93,17 +98,51 @@ def trainer_weights(path):
     return by_path
 
 
-def _saved_by(path, model):
-    """The family whose weights our checkpoint at `path` holds: the one whose
-    config file lies beside it, else the model's."""
+def families_beside(path):
+    """The families whose config file lies beside the checkpoint at `path`
+    (in it, for a folder), in registry order."""
     directory = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-    for family in registry.families():
-        if os.path.isfile(os.path.join(directory, family.config_file)):
-            return family
+    return [family for family in registry.families()
+            if os.path.isfile(os.path.join(directory, family.config_file))]
+
+
+def format_family(fmt):
+    """The family whose record lists the format named `fmt`, or None (ours, a trainer's)."""
+    return next((family for family in registry.families()
+                 if any(candidate.name == fmt for candidate in family.checkpoint_formats)), None)
+
+
+def check_family(path, fmt, family):
+    """Raises `CheckpointFamilyError` when the checkpoint at `path` (format
+    `fmt`) belongs to another family than `family`, the config's: a layout of
+    another family's, or our weights with only other families' config files
+    beside them. Read on, such a checkpoint fails on a missing config field or
+    loads as a model it is not."""
+    owner = format_family(fmt)
+    owners = [owner] if owner else families_beside(path)
+    if not owners or family.name in {f.name for f in owners}:
+        return
+    how = fmt if owner else f"{fmt}, with {owners[0].config_file} beside it"
+    raise CheckpointFamilyError(
+        f"{path}: a checkpoint of the {owners[0].title} family ({how}), but the config is of the "
+        f"{family.title} family ({family.config_file}): give a checkpoint and a config of one family")
+
+
+def _model_family(model):
+    """The family of `model`'s encoder config, or None."""
     try:
         return registry.family_of(_config_of(model))
     except registry.UnknownFamilyError:
         return None
+
+
+def _saved_by(path, model):
+    """The family whose weights our checkpoint at `path` holds: the model's,
+    unless only other families' config files lie beside it."""
+    beside, family = families_beside(path), _model_family(model)
+    if not beside or (family is not None and family.name in {f.name for f in beside}):
+        return family
+    return beside[0]
 
 
 def _config_of(model):
@@ -126,15 +165,19 @@ def _source_tensors(path, fmt, model):
 
 
 def read_for_model(model, path, fmt=None):
-    """({our path: array oriented for us}, unused source keys, format)."""
+    """({our path: array oriented for us}, unused source keys, format); a
+    checkpoint of another family than the model's is refused first."""
     fmt = fmt or detect_format(path)
+    family = _model_family(model)
+    if family is not None:
+        check_family(path, fmt, family)
     return (*_match(model, *_source_tensors(path, fmt, model)), fmt)
 
 
 def _match(model, tensors, locate):
     """({our path: array oriented for us}, unused source keys)."""
     found, used = {}, set()
-    for variable in model.weights:
+    for variable in checkpointed_weights(model):
         where = locate(variable.path)
         if where is None or where[0] not in tensors:
             continue
@@ -151,6 +194,8 @@ def load_into(model, path, strict=False, fmt=None):
     A shape mismatch always raises, naming the variable and both shapes. With
     `strict`, any model variable the checkpoint lacks, or any unused tensor
     in the checkpoint, raises too; otherwise they are listed in the report.
+    State a model carries between calls is not a weight (`checkpointed_weights`):
+    never missing, never set.
 
     Example:
     >>> report = load_into(BertEncoder(config), "uncased_L-12_H-768_A-12/bert_model.ckpt")
@@ -175,8 +220,9 @@ def _vocabulary_hint(model):
 
 
 def _assign(model, values, unused, path, fmt, strict):
+    weights = checkpointed_weights(model)
     errors = []
-    for variable in model.weights:
+    for variable in weights:
         value = values.get(variable.path)
         if value is not None and tuple(value.shape) != tuple(variable.shape):
             hint = _vocabulary_hint(model) if (
@@ -186,11 +232,11 @@ def _assign(model, values, unused, path, fmt, strict):
                           f"model expects {list(variable.shape)}{hint}")
     if errors:
         raise CheckpointMismatchError(f"{path} ({fmt}) does not fit the model:\n  " + "\n  ".join(errors))
-    missing = [v.path for v in model.weights if v.path not in values]
+    missing = [v.path for v in weights if v.path not in values]
     if strict and (missing or unused):
         raise CheckpointMismatchError(
             f"{path} ({fmt}) does not match the model exactly: missing {missing}, unused {unused}")
-    for variable in model.weights:
+    for variable in weights:
         if variable.path in values:
             variable.assign(values[variable.path].astype(variable.dtype))
     return LoadReport(path, fmt, sorted(values), missing, unused)

@@ -6,6 +6,8 @@ import os
 
 import numpy as np
 
+from checkpoints.damaged_files import reading
+from checkpoints.model_weights import checkpointed_weights
 from utils.files import atomic_output
 
 WEIGHTS_FILE = "weights.safetensors"
@@ -20,17 +22,18 @@ def is_ours(path):
     if not (candidate.endswith(".safetensors") and os.path.isfile(candidate)):
         return False
     from safetensors import safe_open
-    with safe_open(candidate, "np") as f:
+    with reading(candidate, "a safetensors file"), safe_open(candidate, "np") as f:
         return (f.metadata() or {}).get("format") == "bert_garden"
 
 
 def save_weights(model, path, only=None):
-    """Variables of `model` (all, or the paths in `only`), plus its config file
-    when the model has an encoder (or, as `XLNetParts`, a config)."""
+    """Weights of `model` (all, or the paths in `only`; no state it carries
+    between calls: `checkpointed_weights`), plus its config file when the
+    model has an encoder (or, as `XLNetParts`, a config)."""
     from safetensors.numpy import save
     os.makedirs(path, exist_ok=True)
     tensors = {v.path: np.ascontiguousarray(np.asarray(v.numpy() if hasattr(v, "numpy") else v))
-               for v in model.weights if only is None or v.path in only}
+               for v in checkpointed_weights(model) if only is None or v.path in only}
     with atomic_output(os.path.join(path, WEIGHTS_FILE), "wb") as f:
         f.write(save(tensors, metadata={"format": "bert_garden"}))
     config = getattr(model, "config", None) or getattr(getattr(model, "encoder", None), "config", None)
@@ -40,4 +43,5 @@ def save_weights(model, path, only=None):
 
 def read_weights(path):
     from safetensors.numpy import load_file
-    return load_file(weights_file(path))
+    with reading(weights_file(path), "a safetensors file"):
+        return load_file(weights_file(path))

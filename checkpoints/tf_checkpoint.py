@@ -4,6 +4,8 @@ import os
 
 import numpy as np
 
+from checkpoints.damaged_files import reading
+
 _ATTRIBUTE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 
 
@@ -32,16 +34,23 @@ def is_tf_checkpoint(path):
 
 def list_names(prefix):
     import tensorflow as tf
-    return {name: tuple(shape) for name, shape in tf.train.list_variables(prefix)}
+    with reading(prefix, "a TensorFlow checkpoint"):
+        return {name: tuple(shape) for name, shape in tf.train.list_variables(prefix)}
 
 
 def read_tensors(prefix, names=None):
     """{name: np.ndarray} for `names` (default: every variable) of a checkpoint."""
     import tensorflow as tf
-    reader = tf.train.load_checkpoint(prefix)
-    names = names if names is not None else [
-        n for n in reader.get_variable_to_shape_map() if n != "_CHECKPOINTABLE_OBJECT_GRAPH"]
-    return {name: np.asarray(reader.get_tensor(name)) for name in names}
+    with reading(prefix, "a TensorFlow checkpoint"):
+        reader = tf.train.load_checkpoint(prefix)
+        names = names if names is not None else [
+            n for n in reader.get_variable_to_shape_map() if n != "_CHECKPOINTABLE_OBJECT_GRAPH"]
+    data = ", ".join(sorted(tf.io.gfile.glob(prefix + ".data-*"))) or prefix
+    tensors = {}
+    for name in names:
+        with reading(f"{data} at {name}", "a TensorFlow checkpoint"):
+            tensors[name] = np.asarray(reader.get_tensor(name))
+    return tensors
 
 
 def write_name_based(tensors, prefix):

@@ -8,16 +8,19 @@ checkpoint in `--output_dir` (or `--checkpoint`, any layout
 Keras config recorded there and writes the task's SavedModel (the
 `export/serving_*.py` that `SERVING` names) to `--export_dir`. TF Serving
 wants it under a numbered version directory of the model's base path, as
-above. The fine-tuning runners call `fine_tune_and_export` (or, after a
-sweep, `export_after_training`), which leaves `export_meta.json` in their
-output_dir and, with their `--export_dir`, writes the SavedModel from the
-newest checkpoint right away.
+above; a base path that holds version folders already gets the next one, an
+earlier export is replaced, and any other folder is refused
+(`export/export_dir.py`). The fine-tuning runners call `fine_tune_and_export`
+(or, after a sweep, `export_after_training`), which leaves `export_meta.json`
+in their output_dir and, with their `--export_dir`, writes the SavedModel from
+the newest checkpoint right away (the folder checked before training).
 """
 
 import keras
 from absl import app, flags, logging
 
 from checkpoints.loader import load_into
+from export.export_dir import saved_model_dir
 from export.serving_classification import save_classification
 from export.serving_multiple_choice import save_multiple_choice
 from export.serving_question_answering import QuestionAnsweringOptions, save_question_answering
@@ -28,7 +31,8 @@ from modeling.task_models import (SequenceClassifier, MultipleChoiceClassifier, 
 from tasks.fine_tuning import fine_tune
 from tasks.export_meta import (EXPORT_META_FILE, NER_DOC_STRIDE, read_export_meta,
                                write_export_meta)
-from tasks.flag_groups import define_export_flag
+from tasks.flag_groups import EXPORT_DIR_HELP, define_export_flag
+from tasks.input_errors import reporting_input_errors
 
 
 class ExportError(ValueError):
@@ -117,11 +121,13 @@ SERVING = {"classification": _save_classification, "regression": _save_classific
 
 def export_model(meta, export_dir, weights):
     """Writes the SavedModel of `meta.task` with `weights` (a checkpoint path or
-    the trained Keras model) to `export_dir`; returns its path."""
+    the trained Keras model) to `export_dir` (or its next version,
+    `saved_model_dir`); returns its path."""
     save = SERVING.get(meta.task)
     if save is None:
         raise ExportError(f"{EXPORT_META_FILE}: task {meta.task!r} has no serving module; "
                           f"export/export_model.py SERVING knows {sorted(SERVING)}")
+    export_dir = saved_model_dir(export_dir, keep=[weights] if isinstance(weights, str) else [])
     model = build_task_model(meta)
     _assign(model, weights)
     return save(export_dir, model, meta)
@@ -146,10 +152,20 @@ def export_after_training(meta, output_dir, export_dir, trained):
                      export_model(meta, export_dir, output_dir))
 
 
+def check_export_dir(export_dir, output_dir):
+    """Raises ExportDirError before a run trains when its `export_dir` (None:
+    no export) could not take the export it ends with: a folder of other
+    files, or one that holds the run's `output_dir`."""
+    if export_dir:
+        saved_model_dir(export_dir, keep=[output_dir])
+
+
 def fine_tune_and_export(task, options, settings, export_dir):
     """A fine-tuning runner's whole job once its task is built: `fine_tune`, then
     on the chief `export_after_training` (export_meta.json after training, the
-    SavedModel with `export_dir`). Returns `fine_tune`'s `RunResult`."""
+    SavedModel with `export_dir`, refused before training where it could not
+    go). Returns `fine_tune`'s `RunResult`."""
+    check_export_dir(export_dir, options.output_dir)
     outcome = fine_tune(task, options, settings)
     if outcome.is_chief:
         export_after_training(task.export_meta(), options.output_dir, export_dir,
@@ -159,12 +175,13 @@ def fine_tune_and_export(task, options, settings, export_dir):
 
 def define_flags():
     flags.DEFINE_string("output_dir", None, "Fine-tuning output_dir holding export_meta.json.")
-    define_export_flag("SavedModel directory to write (e.g. <base>/1).")
+    define_export_flag(f"SavedModel directory to write. {EXPORT_DIR_HELP}")
     flags.DEFINE_string("checkpoint", None, "Weights to export; default: the newest checkpoint "
                         "in --output_dir.")
     flags.mark_flags_as_required(["output_dir", "export_dir"])
 
 
+@reporting_input_errors
 def main(argv):
     del argv
     f = flags.FLAGS

@@ -31,7 +31,8 @@ those names (Adam, AdamW, SGD with momentum) then fail with "not a valid scope
 name". The README's `TrainableHubEncoder` (a `keras.layers.Layer` holding
 `tf.saved_model.load(path)` and its variables wrapped as `keras.Variable`s
 named without ":0") fine-tunes with any optimizer. Inputs longer than
-`max_position_embeddings` are an error that says so. Signatures for serving:
+`max_position_embeddings`, and ids outside their tables (`input_vocab_sizes`
+of the config), are an error that says so. Signatures for serving:
 `serving_default` (the three inputs -> `default`, `pooled_output`,
 `sequence_output`, and `encoder_outputs` stacked [L, batch, seq, H]) and `mlm`.
 With a vocabulary, `vocab_file` (asset: `vocab.txt`, XLNet's `spiece.model`)
@@ -44,7 +45,7 @@ from absl import logging
 from checkpoints.pretrained import load_pretrained
 from export.saved_model_io import save_atomically
 from families import registry
-from export.serving_module import ids_specs
+from export.serving_module import checked_ids, ids_specs
 
 # The masked-LM signature's extra input: [batch, predictions] positions.
 _MLM_POSITIONS = {"masked_lm_positions": tf.TensorSpec([None, None], tf.int32,
@@ -116,13 +117,14 @@ class HubEncoder(_Callable):
         max_positions = encoder.config.max_position_embeddings
         self.input_specs = ids_specs(encoder)
 
+        def checked(inputs):
+            return checked_ids(encoder, _within_positions(inputs, self.input_specs, max_positions))
+
         def encode(inputs, training=False):
-            return _encoder_outputs(encoder(_within_positions(inputs, self.input_specs, max_positions),
-                                            training=training))
+            return _encoder_outputs(encoder(checked(inputs), training=training))
 
         def masked_lm(inputs, training=False):
-            encoded = encoder(_within_positions(inputs, self.input_specs, max_positions),
-                              training=training)
+            encoded = encoder(checked(inputs), training=training)
             logits = pretrainer.masked_lm(encoded["sequence_output"], inputs["masked_lm_positions"])
             return {**_encoder_outputs(encoded), "mlm_logits": logits}
 

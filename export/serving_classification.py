@@ -11,6 +11,11 @@ Signatures (each batched; `saved_model_cli show --all` lists them):
 - `serve_ids(...)`: packed ids, the encoder inputs its family declares (BERT:
   `input_word_ids`, `input_mask`, `input_type_ids`).
 
+Ids outside their table (`input_vocab_sizes` of the encoder config: BERT's
+word and type ids, XLNet's and GPT's word ids, ELMo's character ids) make
+`serve_examples` and `serve_ids` fail with an InvalidArgument error naming the
+input and its valid range, instead of reading another token's row.
+
 A similarity model of a family that encodes such pairs in both orders
 (`both_orders`: GPT on STS-B, MRPC, QQP) packs each request's pair as (A, B)
 and as (B, A), as in training: `serving_default` is then symmetric in its two
@@ -30,7 +35,7 @@ import tensorflow as tf
 
 from data.classification.features import input_shapes, record_name
 from data.text.text_side import TextPacker
-from export.serving_module import ServingModule, ids_specs, text_spec
+from export.serving_module import ServingModule, checked_ids, ids_specs, text_spec
 WARMUP_TEXTS = (("The quick brown fox jumps over the lazy dog.", "A fox jumped."),
                 ("", "Nothing to compare."))
 
@@ -74,11 +79,12 @@ def save_classification(export_dir, model, text_side, max_seq_length, label_list
         parsed = tf.io.parse_example(examples, {
             record_name(name): tf.io.FixedLenFeature(shape, tf.int64)
             for name, shape in shapes.items()})
-        return outputs({name: tf.cast(parsed[record_name(name)], tf.int32) for name in shapes})
+        parsed = checked_ids(model, {name: parsed[record_name(name)] for name in shapes})  # int64: before the cast
+        return outputs({name: tf.cast(value, tf.int32) for name, value in parsed.items()})
 
     @tf.function(input_signature=[ids_specs(model)])
     def serve_ids(inputs):
-        return outputs(inputs)
+        return outputs(checked_ids(model, inputs))
 
     module = ServingModule(model, text_side, packer.tokenizer)
     signatures = {"serving_default": serving_default, "serve_examples": serve_examples,

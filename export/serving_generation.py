@@ -8,9 +8,12 @@ writes it).
 - `max_new_tokens` int32 []: tokens to add at most (clipped to [0, context size]);
 - `top_k` int32 []: 1 (or less) is greedy, always the most probable token;
   k > 1 samples each token from the k most probable (softmax of their logits);
-- `seed` int32 []: sampling is stateless, a function of (seed, step): the same
-  request with the same seed gives the same continuation, another seed
-  another one.
+- `seed` int32 []: sampling is stateless, and each row draws on its own: its
+  token at step i is drawn with a key of (seed, the prompt ids the model reads,
+  how many earlier rows of the request hold the same ids, i). A prompt with a
+  seed gives the same continuation whatever else the request holds and
+  wherever it stands in it; copies of one prompt in a request draw apart (the
+  first as the prompt alone), another seed draws another continuation.
 
 Outputs: `text` string [batch] (the new tokens' text, as the family's text side
 decodes them: GPT's lower-cased words, one space apart), `ids` int32 [batch,
@@ -38,13 +41,32 @@ WARMUP = {"prompt": np.array(["The old house stood on a hill", ""], dtype=object
           "seed": np.array(0, np.int32)}
 
 
-def next_tokens(logits, top_k, seed, step):
+def row_keys(ids):
+    """Int64 [batch], one key per row of ragged prompt ids [batch, (ids)]: a
+    fingerprint of its ids and of how many earlier rows hold the same ids, so
+    that a row's draws depend on its own prompt, not on its neighbours'."""
+    prompts = tf.strings.reduce_join(tf.strings.as_string(ids), axis=1, separator=" ")
+    rows = tf.range(tf.shape(prompts)[0])
+    earlier_copies = tf.reduce_sum(tf.cast(tf.equal(prompts[:, None], prompts[None, :])
+                                           & (rows[None, :] < rows[:, None]), tf.int32), 1)
+    keyed = tf.strings.join([prompts, tf.strings.as_string(earlier_copies)], separator="#")
+    return tf.strings.to_hash_bucket_fast(keyed, tf.int64.max)
+
+
+def next_tokens(logits, top_k, seed, step, keys):
     """Int32 [batch] tokens from float32 logits [batch, vocab]: the argmax where
-    `top_k` <= 1, else a stateless draw (seed, step) among the `top_k` largest."""
-    greedy = tf.argmax(logits, axis=-1, output_type=tf.int32)
-    values, indices = tf.math.top_k(logits, tf.clip_by_value(top_k, 1, tf.shape(logits)[-1]))
-    draw = tf.random.stateless_categorical(values, 1, seed=tf.stack([seed, step]), dtype=tf.int32)
-    return tf.where(top_k > 1, tf.gather(indices, draw[:, 0], batch_dims=1), greedy)
+    `top_k` <= 1, else for each row a stateless draw among its `top_k` largest,
+    seeded by (its key in `keys`, seed, step)."""
+    def draw():
+        values, indices = tf.math.top_k(logits, tf.clip_by_value(top_k, 1, tf.shape(logits)[-1]))
+        counter = tf.cast(seed, tf.int64) * 2 ** 32 + tf.cast(step, tf.int64)
+        seeds = tf.stack([keys, tf.fill(tf.shape(keys), counter)], axis=1)
+        picks = tf.map_fn(lambda row: tf.random.stateless_categorical(row[0][None], 1, seed=row[1],
+                                                                      dtype=tf.int32)[0, 0],
+                          (values, seeds), fn_output_signature=tf.int32)
+        return tf.gather(indices, picks, batch_dims=1)
+
+    return tf.cond(top_k > 1, draw, lambda: tf.argmax(logits, axis=-1, output_type=tf.int32))
 
 
 class Generator:
@@ -72,12 +94,13 @@ class Generator:
         positions = tf.range(width)[None, :]
         buffer = ids.to_tensor(0, shape=tf.stack([batch, width]))
         active = (lengths > 0) & (wanted > 0)
+        keys = row_keys(ids)
 
         def step(i, buffer, ends, active):
             mask = tf.cast(positions < ends[:, None], tf.int32)
             logits = self.model({"input_word_ids": buffer, "input_mask": mask},
                                 training=False)["next_token_logits"]
-            token = next_tokens(tf.cast(logits, tf.float32), top_k, seed, i)
+            token = next_tokens(tf.cast(logits, tf.float32), top_k, seed, i, keys)
             buffer = tf.where(active[:, None] & tf.equal(positions, ends[:, None]), token[:, None],
                               buffer)
             ends += tf.cast(active, tf.int32)

@@ -22,6 +22,27 @@ def ids_specs(model):
             for name, (shape, dtype) in input_specs(model).items()}
 
 
+def checked_ids(model, inputs):
+    """`inputs` {name: ids} of `model` (an encoder, or a task model over one),
+    each input its encoder config's `input_vocab_sizes` names checked first to
+    hold only ids in [0, its size): outside it an embedding lookup may answer
+    instead of failing, with another row (Keras' `take` counts negative ids
+    from the end, GPT's embedding clips ids into its tables) or zeros (a GPU
+    gather). A model without an encoder config (a test's stand-in) is served
+    unchecked."""
+    config = getattr(getattr(model, "encoder", model), "config", None)
+    checks = []
+    for name, size in (config.input_vocab_sizes.items() if config is not None else ()):
+        if name in inputs:
+            ids = inputs[name]
+            checks.append(tf.debugging.Assert(
+                tf.reduce_all((ids >= 0) & (ids < size)),
+                [f"{name} holds ids outside the valid range [0, {size}): smallest", tf.reduce_min(ids),
+                 "largest", tf.reduce_max(ids)]))
+    with tf.control_dependencies(checks):
+        return {name: tf.identity(value) for name, value in inputs.items()}
+
+
 def add_vocabulary_assets(root, text_side):
     """The text side's vocabulary files as assets of `root` (`vocab_file` and
     the others in `vocabulary_files`); none for a model without a vocabulary."""

@@ -59,7 +59,9 @@ class Family:
     `saved_weights(fmt, by_path, model)` reads our own weights of it ("ours",
     "trainer": {variable path: array}) otherwise than by path, or None.
     `convert(init_checkpoint, output_dir, output_format, config, vocab_file,
-    do_lower_case)` writes one of its checkpoints in one of `output_formats`.
+    do_lower_case)` writes one of its checkpoints in one of `output_formats`;
+    `convert_flags` are (name, help) string flags of its own that
+    `convert_checkpoint.py` defines and, when given, passes to `convert` by name.
     `pretraining` names the module of its part of `run_pretraining.py`
     (`define_flags()`, `build_task()`, `check_run(files, replicas, slices)`,
     optionally `optimizer_config()`: its own optimizer, or None for the shared one);
@@ -93,6 +95,7 @@ class Family:
     saved_weights: object = None
     convert: object = None
     output_formats: tuple = ()
+    convert_flags: tuple = ()
     pretraining: str = None
     comparison: str = None
     foreign_config: object = None

@@ -12,7 +12,8 @@ that declaration, so none of them assumes a family's. It returns a dict of
 vector per sequence for classification heads: the family defines it) and
 `encoder_outputs`, the list of every layer's [batch, seq, hidden]. It has
 `config` (with `initializer_range`, `hidden_size`, `max_position_embeddings`,
-None for no position limit), `get_config`
+None for no position limit, and `input_vocab_sizes`, {input name: rows of the
+table its ids index}, which exports check ids against), `get_config`
 and `from_config`, and is registered as Keras-serializable, so a task model
 holding it is rebuilt from its own `get_config` alone. It may list
 `fine_tuning_weights`: weights that fine-tuning creates, so a pretrained
@@ -31,7 +32,7 @@ a new encoder still lacks.
 from families import registry
 
 ENCODER_OUTPUTS = ("sequence_output", "pooled_output", "encoder_outputs")
-CONFIG_FIELDS = ("initializer_range", "hidden_size", "max_position_embeddings")
+CONFIG_FIELDS = ("initializer_range", "hidden_size", "max_position_embeddings", "input_vocab_sizes")
 
 
 def family_of(config):

@@ -74,6 +74,41 @@ def _bilstms(units, layers, dtype, prefix="bilstm"):
         dtype=dtype, name=f"{prefix}_{i}") for i in range(layers)]
 
 
+class OneMoreStep(keras.layers.Layer):
+    """(x [batch, seq, dim], mask [batch, seq]) -> both with one masked zero
+    step more at the end. Keras's LSTM cannot run zero steps (a batch of rows
+    without tokens, which serving may send), and a masked step after the real
+    ones changes none of their outputs in either direction."""
+
+    def call(self, x, mask):
+        return ops.pad(x, [[0, 0], [0, 1], [0, 0]]), ops.pad(ops.cast(mask, "bool"), [[0, 0], [0, 1]])
+
+
+class FirstSteps(keras.layers.Layer):
+    """(x [batch, steps, dim], like [batch, seq]) -> x's first seq steps; the
+    Keras mask the BiLSTM put on x (one step longer) goes no further: every
+    reader downstream takes the input mask explicitly."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
+    def compute_mask(self, x, mask=None):
+        return None
+
+    def call(self, x, like):
+        return x[:, :ops.shape(like)[1]]
+
+
+def _run_bilstms(bilstms, x, mask, name):
+    """`bilstms` in turn over x [batch, seq, dim] (padding masked), on
+    `OneMoreStep` so that a sequence of zero steps runs too."""
+    steps, step_mask = OneMoreStep(name=f"{name}_one_more_step")(x, mask)
+    for bilstm in bilstms:
+        steps = bilstm(steps, mask=step_mask)
+    return FirstSteps(name=f"{name}_first_steps")(steps, mask)
+
+
 class FeatureReader:
     """The shared trunk: encoder layers -> the family's mix -> dropout -> BiLSTMs."""
 
@@ -94,9 +129,7 @@ class FeatureReader:
         """(BiLSTM states [batch, seq, 2 * units], input_mask)."""
         mask = inputs["input_mask"]
         x = self.dropout(self.mix(self.layers(inputs), mask))
-        for bilstm in self.bilstms:
-            x = bilstm(x, mask=ops.cast(mask, "bool"))
-        return x, mask
+        return _run_bilstms(self.bilstms, x, mask, "bilstm"), mask
 
 
 def _dense(units, encoder, name):
@@ -169,7 +202,7 @@ class FeatureBasedSpanLabeler(FeatureBasedModel):
         reader = FeatureReader(encoder, dropout_rate, lstm_units, lstm_layers, fine_tune_encoder)
         states, mask = reader(inputs)
         (end_lstm,) = _bilstms(reader.lstm_units, 1, encoder.dtype_policy, prefix="end_bilstm")
-        end_states = end_lstm(states, mask=ops.cast(mask, "bool"))
+        end_states = _run_bilstms([end_lstm], states, mask, "end_bilstm")
         dropout = keras.layers.Dropout(dropout_rate, name="span_dropout")
         start = _dense(1, encoder, "start")(dropout(states))[..., 0]
         end = _dense(1, encoder, "end")(dropout(ops.concatenate([states, end_states], axis=-1)))[..., 0]

@@ -29,6 +29,10 @@ from modeling.encoder_interface import family_of
 from tasks.fine_tuning import FineTuningSettings
 
 FLAGS = flags.FLAGS
+# What a SavedModel's --export_dir may be (`export/export_dir.py`).
+EXPORT_DIR_HELP = ("A new or empty folder (e.g. <base>/1), an earlier export (replaced) or a TF "
+                   "Serving base path holding numbered version folders (the export becomes the "
+                   "next version); any other folder is refused.")
 
 
 def define_model_flags():
@@ -106,8 +110,8 @@ def define_fine_tuning_flags(unit="Examples", train_batch_size=32, learning_rate
                          "run_ner.py's --feature_based tagger: 768).", lower_bound=1)
     flags.DEFINE_integer("lstm_layers", None, "Layers of that BiLSTM (default 2, or the family "
                          "record's).", lower_bound=1)
-    define_export_flag("Write the serving SavedModel here after training (e.g. <base>/1)"
-                       + (f"; {export_help}" if export_help else "."))
+    define_export_flag("Write the serving SavedModel here after training"
+                       + (f": {export_help}" if export_help else ".") + f" {EXPORT_DIR_HELP}")
 
 
 def define_export_flag(help_text):

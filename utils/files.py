@@ -14,10 +14,12 @@ import tempfile
 
 @contextlib.contextmanager
 def atomic_output(path, mode="w", encoding="utf-8"):
-    """Yields a temporary file next to `path`; renames it over `path` on success only."""
+    """Yields a temporary file next to `path`, hidden (`.<name>.<random>.tmp`, so
+    that no glob over names like `path`'s matches it); renames it over `path`
+    on success only."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": encoding})) as f:
             yield f

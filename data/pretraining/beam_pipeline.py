@@ -6,7 +6,7 @@ chunk processor (`chunk_processor.ChunkProcessor`) and any runner.
       -> WriteChunks (a block per worker: its chunks cut and processed as the local writer does,
                       each chunk's records in a temporary file, one range per shard)
       -> GroupByKey(shard) -> WriteShards (a shard's ranges in chunk order into a temporary shard)
-      -> Finalize (the shards renamed into place, stale ones removed, the metadata written)
+      -> Finalize (the shards renamed into place, what an earlier write left removed, the metadata written)
 
 The shards are byte for byte the local writer's: the same chunks, the same
 processor, and each shard's records in chunk order. Only references to the
@@ -31,12 +31,13 @@ import time
 
 import apache_beam as beam
 from absl import logging
-from apache_beam.io.filesystem import CompressionTypes
+from apache_beam.io.filesystem import BeamIOError, CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
 from data.pretraining import corpus_index
-from data.pretraining.records_metadata import metadata_path, metadata_texts, output_name, write_metadata
+from data.pretraining.output_names import leftovers, output_name
+from data.pretraining.records_metadata import metadata_path, metadata_texts, write_metadata
 
 NAMESPACE = "pretraining_data"
 _PROGRESS_SECONDS = 30.0
@@ -151,22 +152,27 @@ class WriteShard(beam.DoFn):
 
 
 def finalize(shards, indexes, output_files, family, settings, temp_dir):
-    """Renames the shards into place, removes shards of an earlier run that
-    got no record now, writes the metadata and the bad-lines report, and
-    removes the temporary folder. With no record at all, the earlier output
-    is left as it was."""
+    """Renames the shards into place, removes what an earlier write of the
+    output names left that this one does not replace (shards that got no
+    record now or of another --output_shards, temporary files of a killed
+    local write: `output_names.leftovers`), writes the metadata and the
+    bad-lines report, and removes the temporary folder. With no record at all,
+    the earlier output is left as it was."""
     records = [0] * len(output_files)
     for shard, count, _ in shards:
         records[shard] = count
+    local = all("://" not in p for p in output_files)
     if sum(records):
-        earlier = [p for p in sorted({metadata_path(p) for p in output_files}) if FileSystems.exists(p)]
-        if earlier:
-            FileSystems.delete(earlier)  # before the shards it describes are replaced
+        temporary, earlier = leftovers(output_files, *(() if local else (_listing, _read)))
+        metadata = [p for p in sorted({metadata_path(p) for p in output_files}) if FileSystems.exists(p)]
+        if metadata:
+            FileSystems.delete(metadata)  # before the shards it describes are replaced
         FileSystems.rename([p for _, _, p in shards], [output_files[s] for s, _, _ in shards])
-        stale = [p for p, count in zip(output_files, records) if not count and FileSystems.exists(p)]
+        unwritten = [p for p, count in zip(output_files, records) if not count]
+        stale = [p for p in unwritten + temporary + earlier if FileSystems.exists(p)]
         if stale:
             FileSystems.delete(stale)
-        if all("://" not in p for p in output_files):
+        if local:
             write_metadata(output_files, family, settings, records)
         else:
             for path, text in metadata_texts(output_files, family, settings, records).items():
@@ -174,6 +180,21 @@ def finalize(shards, indexes, output_files, family, settings, temp_dir):
                     f.write(text.encode("utf-8"))
     _write_bad_lines(indexes, output_files)
     _remove_folder(temp_dir)
+
+
+def _listing(directory, prefix):
+    """The paths in `directory` whose names start with `prefix`, on any file system Beam reads."""
+    try:
+        return [m.path for m in FileSystems.match([FileSystems.join(directory, prefix) + "*"])[0].metadata_list]
+    except BeamIOError:
+        return []
+
+
+def _read(path):
+    if not FileSystems.exists(path):
+        return None
+    with open_file(path) as f:
+        return f.read()
 
 
 def _remove_folder(path):

@@ -19,7 +19,8 @@ from absl import logging
 
 from data.pretraining import corpus_reader
 from data.pretraining.corpus_reader import MAX_CHUNK_CHARS, REPLACE, SKIP, CorpusError
-from data.pretraining.records_metadata import metadata_path, output_name
+from data.pretraining.output_names import output_name
+from data.pretraining.records_metadata import metadata_path
 from data.pretraining.writer import locked_outputs
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -8,7 +8,9 @@ reading starts, and the records' metadata (`records_metadata`) where they
 have it against the settings, so a file written with other settings fails
 with an error naming the file, the feature and the flag, not deep inside
 training. An empty file (a shard older writers left without records) is
-skipped with a warning.
+skipped with a warning; a file the metadata beside it does not list (a shard
+of an earlier write, a temporary file of a killed one) is refused
+(`records_metadata.check_listed`).
 """
 
 import tensorflow as tf
@@ -16,7 +18,7 @@ from absl import logging
 
 from data.pretraining import features as F
 from data.pretraining.corpus_reader import expand_input_files
-from data.pretraining.records_metadata import RecordLayoutError, check_settings
+from data.pretraining.records_metadata import RecordLayoutError, check_listed, check_settings
 
 
 def feature_spec(max_seq_length, max_predictions_per_seq, next_sentence_labels=True,
@@ -31,7 +33,9 @@ def feature_spec(max_seq_length, max_predictions_per_seq, next_sentence_labels=T
 
 def files_with_records(files):
     """`files` without those that hold no record, each skipped with a warning;
-    raises RecordLayoutError when none is left."""
+    raises RecordLayoutError when none is left, or when the metadata beside
+    them does not list some (`check_listed`)."""
+    check_listed(files)
     kept = []
     for path in files:
         if next(iter(tf.data.TFRecordDataset(path).take(1)), None) is None:

@@ -11,6 +11,9 @@ the shards (`out/xlnet.tfrecord*`), which the original scripts read too. It
 holds the model family, the settings a reader must agree with (`settings`:
 the writer's flag names) and the records per shard. Records without it (older
 versions, the original scripts) are read with the first-record checks alone.
+A file an output name owns (`output_names.owns`: a shard of another count, a
+temporary file) that its metadata does not list is refused (`check_listed`):
+an earlier or interrupted write left it.
 
 Example:
 >>> read_metadata("out/xlnet.tfrecord-00003-of-00008")["settings"]["num_predict"]
@@ -19,28 +22,19 @@ Example:
 
 import json
 import os
-import re
+import typing
 
 from absl import logging
 
+from data.pretraining.output_names import METADATA_SUFFIX, metadata_path, owns
 from utils.files import atomic_output, new_file_mode, read_json_object
 
-_SHARD_SUFFIX = re.compile(r"-\d+-of-\d+$")
 _logged_without = set()
+_NAMED = 10  # unlisted files named in an error
 
 
 class RecordLayoutError(ValueError):
     """A TFRecord whose features or settings do not match what the reader was asked for."""
-
-
-def output_name(records_path):
-    """The `--output_file` a shard was numbered from (the path itself for an unnumbered file)."""
-    return _SHARD_SUFFIX.sub("", records_path)
-
-
-def metadata_path(records_path):
-    directory, name = os.path.split(output_name(records_path))
-    return os.path.join(directory, f".{name}.metadata.json")
 
 
 def remove_metadata(output_files):
@@ -81,6 +75,47 @@ def read_metadata(records_path):
     if not isinstance(values.get("settings"), dict):
         raise RecordLayoutError(f"{path}: no 'settings' object: not pretraining records metadata?")
     return values
+
+
+def check_listed(files):
+    """Raises RecordLayoutError naming the files of `files` that an output
+    name with metadata beside them owns but that its metadata does not list
+    (empty ones aside: they add no record, and readers skip them)."""
+    by_directory, unlisted = {}, {}
+    for path in files:
+        directory, name = os.path.split(path)
+        if not os.path.getsize(path):
+            continue
+        if directory not in by_directory:
+            by_directory[directory] = _listings_in(directory)
+        owners = [m for m in by_directory[directory] if owns(m.output, name)]
+        if owners and not any(name in m.listed for m in owners):
+            unlisted.setdefault(max(owners, key=lambda m: len(m.output)), []).append(path)
+    for listing, paths in unlisted.items():
+        more = f" and {len(paths) - _NAMED} more" if len(paths) > _NAMED else ""
+        raise RecordLayoutError(
+            f"{', '.join(paths[:_NAMED])}{more}: not among the {len(listing.listed)} files that "
+            f"{listing.path} lists, the last write of {listing.output}: left by an earlier write "
+            "(another --output_shards) or an interrupted one; rewrite the output, which removes "
+            "them, or leave them out of --input_file")
+
+
+class _Listing(typing.NamedTuple):
+    path: str  # the metadata file
+    output: str  # its output name
+    listed: frozenset  # the file names it lists
+
+
+def _listings_in(directory):
+    """The `_Listing` of each metadata file in `directory`."""
+    listings = []
+    for name in sorted(os.listdir(directory or ".")):
+        if name.startswith(".") and name.endswith(METADATA_SUFFIX):
+            path = os.path.join(directory, name)
+            records = read_json_object(path, RecordLayoutError).get("records", {})
+            listings.append(_Listing(path, os.path.join(directory, name[1:-len(METADATA_SUFFIX)]),
+                                     frozenset(records)))
+    return listings
 
 
 def check_settings(files, family, expected):

@@ -8,18 +8,23 @@ large the corpus is, and results are written in chunk order, so the output
 is the same for any number of workers. A shard that gets no record is not
 written. The output name is locked while it is written, so a second writer of
 it is refused rather than renaming its shards over the first's, and the
-records' metadata (`records_metadata`) is written beside the shards.
+records' metadata (`records_metadata`) is written beside the shards. The
+writer owns its output name (`output_names`): it removes the temporary files
+of a killed write of it first, and after writing what an earlier write left
+that this one did not replace (shards of another --output_shards).
 """
 
 import collections
 import contextlib
 import multiprocessing
+import os
 import time
 
 from absl import logging
 
 from data.pretraining import corpus_reader
-from data.pretraining.records_metadata import output_name, remove_metadata, write_metadata
+from data.pretraining.output_names import leftovers, output_name
+from data.pretraining.records_metadata import remove_metadata, write_metadata
 from data.pretraining.tfrecord_writer import ShardedRecordWriter
 from utils.output_dir_lock import output_file_lock
 
@@ -68,6 +73,8 @@ def write_pretraining_data(
     counts = collections.Counter()
     progress = _Progress(counts, read_stats, log_every_seconds)
     with locked_outputs(output_files):
+        temporary, earlier = leftovers(output_files)
+        remove_files(temporary)
         with ShardedRecordWriter(output_files) as writer:
             for blobs, shard_counts, chunk_counts in _process_in_order(
                     chunks, processor, processor_args, num_workers):
@@ -79,6 +86,7 @@ def write_pretraining_data(
                 raise corpus_reader.CorpusError(
                     f"{processor.no_output_reason(input_files)} ({read_stats.lines} lines read); nothing written")
             remove_metadata(output_files)
+        remove_files(earlier)
         write_metadata(output_files, processor.family, processor.metadata_settings(), writer.counts)
     counts.update(
         files=read_stats.files,
@@ -99,6 +107,14 @@ def locked_outputs(output_files):
         for name in sorted({output_name(p) for p in output_files}):
             stack.enter_context(output_file_lock(name))
         yield
+
+
+def remove_files(paths):
+    """Removes `paths` (of the output names this process holds locked), each logged."""
+    for path in paths:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+            logging.info("removed %s, left by an earlier write of its output", path)
 
 
 def shard_lines(output_files, records_per_shard):

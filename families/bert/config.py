@@ -82,6 +82,10 @@ class BertConfig(JsonConfig):
     def head_size(self):
         return self.hidden_size // self.num_attention_heads
 
+    @property
+    def input_vocab_sizes(self):
+        return {"input_word_ids": self.vocab_size, "input_type_ids": self.type_vocab_size}
+
     @classmethod
     def from_dict(cls, values, source="config"):
         position_type = values.get("position_embedding_type", "absolute")

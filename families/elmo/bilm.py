@@ -57,6 +57,11 @@ class BiLM(keras.layers.Layer):
         for stack in self.directions:
             stack.build((None, None, self.config.lstm.projection_dim))
 
+    @property
+    def state_variables(self):
+        """The stacks' `state_variables` (none unless stateful)."""
+        return [variable for stack in self.directions for variable in stack.state_variables]
+
     def reset_states(self):
         for stack in self.directions:
             stack.reset_states()
@@ -71,8 +76,8 @@ class BiLM(keras.layers.Layer):
         real = ops.cast(ops.expand_dims(mask, -1), e.dtype)
         e = e * real
         bos, eos = ops.unstack(self.tokens(ops.convert_to_tensor(self._boundaries))[0], 2)
-        seq = ops.shape(e)[1]
-        zero = ops.zeros_like(e[:, :1])
+        batch, seq, width = ops.shape(e)
+        zero = ops.zeros((batch, 1, width), e.dtype)  # not `e[:, :1]`: a batch may have no tokens
         framed = ops.concatenate([zero + bos, e, zero], axis=1)
         framed = framed + ops.expand_dims(ops.one_hot(lengths + 1, seq + 2, dtype=e.dtype), -1) * eos
         framed_mask = ops.arange(seq + 2)[None, :] < ops.expand_dims(lengths + 2, 1)

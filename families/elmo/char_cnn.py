@@ -78,7 +78,10 @@ class CharCNN(keras.layers.Layer):
         ids = ops.reshape(char_ids, (-1, cnn.max_characters_per_token))
         x = ops.take(self.char_embed, ids, axis=0)  # [tokens, chars, dim]
         activation = ops.relu if cnn.activation == "relu" else ops.tanh
-        pooled = [activation(ops.max(ops.conv(x, kernel[0], padding="valid") + bias, axis=1))
+        # `initial` changes no value (every token has characters) but lets a
+        # batch without tokens through: Keras's eager max refuses an empty tensor.
+        pooled = [activation(ops.max(ops.conv(x, kernel[0], padding="valid") + bias, axis=1,
+                                     initial=float("-inf")))
                   for kernel, bias in zip(self.kernels, self.biases)]
         x = ops.concatenate(pooled, axis=-1)
         for highway in self.highways:

@@ -5,7 +5,9 @@ A token is `max_characters` ids: begin-of-word, its UTF-8 bytes (cut to
 `max_characters - 2` bytes, even inside a character, as the original), end of
 word, then padding; every id is the original's plus one, so that 0 is free for
 padding tokens. Sentences are framed by the begin- and end-of-sentence tokens,
-whose one "character" is BOS or EOS.
+whose one "character" is BOS or EOS; the words `<S>` and `</S>` are those
+tokens, as in the original (raw text never holds them: `<` and `>` are split
+off; a task's own words can).
 
 Words: the original takes pre-tokenized text (its training corpus, the 1B Word
 Benchmark, is Moses-tokenized; its examples call `str.split()`). For raw text
@@ -22,6 +24,7 @@ from data.text import unicode_tables
 MAX_CHARACTERS = 50
 # The original's special characters (UnicodeCharsVocabulary), already + 1.
 BOS_CHAR, EOS_CHAR, BOW_CHAR, EOW_CHAR, PAD_CHAR = 257, 258, 259, 260, 261
+_BOUNDARY_CHARS = {b"<S>": BOS_CHAR, b"</S>": EOS_CHAR}  # see `boundary_words`
 
 
 def _special_token(char, max_characters=MAX_CHARACTERS):
@@ -36,6 +39,13 @@ def bos_char_ids(max_characters=MAX_CHARACTERS):
 def eos_char_ids(max_characters=MAX_CHARACTERS):
     """The end-of-sentence token's ids."""
     return _special_token(EOS_CHAR, max_characters)
+
+
+def boundary_words(max_characters=MAX_CHARACTERS):
+    """{word (UTF-8): ids} of the words that are the sentence boundaries'
+    tokens: `<S>` and `</S>` read as BOS and EOS, not spelled out, as the
+    original's `UnicodeCharsVocabulary.word_to_char_ids` gives them."""
+    return {word: _special_token(char, max_characters) for word, char in _BOUNDARY_CHARS.items()}
 
 
 def as_text(text):
@@ -65,8 +75,11 @@ def split_words(text):
 
 
 def word_char_ids(word, max_characters=MAX_CHARACTERS):
-    """The `max_characters` ids of one word (str or bytes)."""
+    """The `max_characters` ids of one word (str or bytes); `<S>` and `</S>`
+    are the BOS and EOS tokens (`boundary_words`)."""
     data = word.encode("utf-8", "ignore") if isinstance(word, str) else bytes(word)
+    if data in _BOUNDARY_CHARS:
+        return _special_token(_BOUNDARY_CHARS[data], max_characters)
     data = data[:max_characters - 2]
     ids = [BOW_CHAR] + [b + 1 for b in data] + [EOW_CHAR]
     return ids + [PAD_CHAR] * (max_characters - len(ids))

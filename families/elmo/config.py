@@ -174,6 +174,14 @@ class ELMoConfig(JsonConfig):
         """True for the variant that looks tokens up in `embedding` instead of the char CNN."""
         return self.char_cnn is None
 
+    @property
+    def input_vocab_sizes(self):
+        """The rows of `char_embed` (N_CHARACTERS whatever `n_characters` says),
+        or of the token variant's `embedding` (ids are vocabulary indices + 1)."""
+        if self.token_embeddings:
+            return {"input_word_ids": self.n_tokens_vocab + 1}
+        return {"input_char_ids": N_CHARACTERS}
+
     def for_fine_tuning(self):
         """This config; a token-embedding one is refused: tasks and exports pack
         characters (their `input_word_ids` would need the vocabulary's ids and the

@@ -68,6 +68,12 @@ class ELMoEncoder(keras.Model):
         self.stateful, self.max_batch_size = stateful, max_batch_size
         self.sentence_boundary_ids = sentence_boundary_ids
 
+    @property
+    def state_variables(self):
+        """The variables a stateful encoder keeps its LSTM states in (none
+        unless stateful): not weights, which checkpoints leave out."""
+        return self.bilm.state_variables
+
     def reset_states(self):
         """Zeroes the LSTM states a stateful encoder carries."""
         self.bilm.reset_states()

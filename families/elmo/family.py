@@ -22,6 +22,9 @@ FAMILY = Family(
     name="elmo", title="ELMo", config_type=ELMoConfig, encoder_type=ELMoEncoder, text_side=ELMoText,
     tiny_preset="elmo_tiny", checkpoint_formats=FORMATS,
     convert=convert.convert, output_formats=convert.OUTPUT_FORMATS,
+    convert_flags=(("token_embedding_file", "The original's token inputs: the table its dump_token_embeddings "
+                    "wrote, read with the LSTMs of --init_checkpoint (lm_weights.hdf5) as the token-embedding "
+                    "variant; the vocabulary (--vocab_file, else vocab.txt beside) goes with it."),),
     hub_module=save_hub_module, pretraining="families.elmo.pretraining.run",
     comparison="families.elmo.comparison",
     command_lines=("build_elmo_vocab.py", "create_elmo_pretraining_data.py"),

@@ -6,7 +6,7 @@ import tensorflow as tf
 
 from data.text import unicode_tables
 from data.text.graph_offsets import row_ids, utf8_length
-from families.elmo.characters import EOW_CHAR, MAX_CHARACTERS, PAD_CHAR, BOW_CHAR
+from families.elmo.characters import BOW_CHAR, EOW_CHAR, MAX_CHARACTERS, PAD_CHAR, boundary_words
 
 
 class GraphCharacters(tf.Module):
@@ -52,7 +52,8 @@ class GraphCharacters(tf.Module):
                      for t in (words, begins, ends))
 
     def word_char_ids(self, words):
-        """string [n] -> int32 [n, max_characters]."""
+        """string [n] -> int32 [n, max_characters]; `<S>` and `</S>` are the
+        BOS and EOS tokens (`characters.boundary_words`)."""
         data = tf.strings.substr(words, 0, self.max_characters - 2, unit="BYTE")
         data = tf.strings.bytes_split(data)
         data = tf.RaggedTensor.from_row_splits(
@@ -61,7 +62,10 @@ class GraphCharacters(tf.Module):
         n = tf.shape(words, out_type=tf.int64)[:1]
         ids = tf.concat([tf.fill(tf.concat([n, [1]], 0), BOW_CHAR), data,
                          tf.fill(tf.concat([n, [1]], 0), EOW_CHAR)], axis=1)
-        return ids.to_tensor(default_value=PAD_CHAR, shape=[None, self.max_characters])
+        ids = ids.to_tensor(default_value=PAD_CHAR, shape=[None, self.max_characters])
+        for word, boundary in boundary_words(self.max_characters).items():
+            ids = tf.where(tf.equal(words, word)[:, None], tf.constant([boundary], tf.int32), ids)
+        return ids
 
     def encode(self, texts, seq_len=None):
         """(int32 char ids [batch, seq, max_characters], int32 mask [batch, seq]) of

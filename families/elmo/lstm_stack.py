@@ -44,6 +44,7 @@ class LSTMStack(keras.layers.Layer):
                       for layer in range(o.num_layers)]
         self.input_dropouts = [keras.layers.Dropout(dropout, name=f"Cell{layer}_input_dropout")
                                for layer in range(o.num_layers)] if dropout else []
+        self.states = []  # stateful: [c, h] per layer, made in `build`
 
     def build(self, input_shape):
         width = input_shape[-1]
@@ -56,6 +57,12 @@ class LSTMStack(keras.layers.Layer):
                 self.states.append([self.add_weight(name=f"{cell.name}_{part}", trainable=False,
                                                     shape=(self.max_batch_size, size), initializer="zeros")
                                     for part, size in (("c", cell.dim), ("h", cell.output_dim))])
+
+    @property
+    def state_variables(self):
+        """The variables a stateful stack keeps its states in: not weights, so
+        no checkpoint holds them (`checkpoints.loader` leaves them as they are)."""
+        return [variable for state in self.states for variable in state]
 
     def reset_states(self):
         for state in self.states:

@@ -17,7 +17,12 @@ SPECIAL_TOKENS = ("_start_", "_delimiter_", "_classify_")  # ids len(encoder) + 
 
 
 class BpeFileError(ValueError):
-    """A vocabulary file that cannot be read; the message names the file (and line)."""
+    """A vocabulary file that cannot be read; the message names the file (and
+    line), `path` the file."""
+
+    def __init__(self, message, path):
+        super().__init__(message)
+        self.path = path
 
 
 def read_encoder(path):
@@ -26,12 +31,12 @@ def read_encoder(path):
         with open(path, encoding="utf-8") as f:
             encoder = json.load(f)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise BpeFileError(f"{path}: cannot read the BPE encoder: {e}") from None
+        raise BpeFileError(f"{path}: cannot read the BPE encoder: {e}", path) from None
     if not isinstance(encoder, dict) or not all(
             isinstance(k, str) and type(v) is int for k, v in encoder.items()):
-        raise BpeFileError(f"{path}: expected a JSON object of piece -> integer id")
+        raise BpeFileError(f"{path}: expected a JSON object of piece -> integer id", path)
     if sorted(encoder.values()) != list(range(len(encoder))):
-        raise BpeFileError(f"{path}: ids must be 0..{len(encoder) - 1}, each once")
+        raise BpeFileError(f"{path}: ids must be 0..{len(encoder) - 1}, each once", path)
     return encoder
 
 
@@ -41,16 +46,16 @@ def read_merges(path):
         with open(path, encoding="utf-8") as f:
             lines = f.read().split("\n")
     except (OSError, UnicodeDecodeError) as e:
-        raise BpeFileError(f"{path}: cannot read the BPE merges: {e}") from None
+        raise BpeFileError(f"{path}: cannot read the BPE merges: {e}", path) from None
     if not lines[0].startswith("#version"):
-        raise BpeFileError(f"{path}:1: expected a '#version' line, found {lines[0][:40]!r}")
+        raise BpeFileError(f"{path}:1: expected a '#version' line, found {lines[0][:40]!r}", path)
     merges = []
     for line_no, line in enumerate(lines[1:], start=2):
         pair = tuple(line.split())
         if len(pair) != 2:
             if line_no == len(lines) and not line:
                 break  # the newline that ends the file
-            raise BpeFileError(f"{path}:{line_no}: expected two symbols, found {line[:40]!r}")
+            raise BpeFileError(f"{path}:{line_no}: expected two symbols, found {line[:40]!r}", path)
         merges.append(pair)
     return merges
 

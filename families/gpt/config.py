@@ -97,6 +97,10 @@ class GPTConfig(JsonConfig):
         """Every id the embedding takes: the BPE tokens and the special rows."""
         return self.n_vocab + self.n_special
 
+    @property
+    def input_vocab_sizes(self):
+        return {"input_word_ids": self.vocab_size}
+
     def for_fine_tuning(self):
         """This config with at least the original's three special rows, which
         fine-tuning packs around its texts (`_start_ A _delimiter_ B _classify_`)."""

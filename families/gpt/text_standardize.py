@@ -2,15 +2,19 @@
 `ftfy.fix_text` with its default settings, then the original's
 `text_standardize` (written for spaCy on BooksCorpus): long dashes to '-',
 '…' to '...', '´' to "'", spaces around runs of the punctuation spaCy split
-badly, every newline (with the whitespace around it) to ' \\n ', every other
-whitespace run to one space, and no whitespace at either end."""
+badly (not backslashes: see SPACED_PUNCTUATION), every newline (with the
+whitespace around it) to ' \\n ', every other whitespace run to one space,
+and no whitespace at either end."""
 
 import re
 
 import ftfy
 
-# Runs of these characters become words of their own (the original's list).
-SPACED_PUNCTUATION = r"""-+|~+|!+|"+|;+|\?+|\++|,+|\)+|\(+|\\+|/+|\*+|\[+|\]+|}+|{+|\|+|_+"""
+# Runs of these characters become words of their own: the original's pattern
+# as Python reads it. The original wrote it as a plain (not raw) string, where
+# its `\\+` is `\+`, a literal '+' (which `\++` already covers): a backslash is
+# not spaced out.
+SPACED_PUNCTUATION = r"""-+|~+|!+|"+|;+|\?+|\++|,+|\)+|\(+|\+|/+|\*+|\[+|\]+|}+|{+|\|+|_+"""
 REPLACEMENTS = (("—", "-"), ("–", "-"), ("―", "-"), ("…", "..."), ("´", "'"))
 
 

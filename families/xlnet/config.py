@@ -95,6 +95,11 @@ class XLNetConfig(JsonConfig):
         """`n_token` under BERT's name, for the check that a vocabulary fits."""
         return self.n_token
 
+    @property
+    def input_vocab_sizes(self):
+        """Word ids only: segment ids are compared, not looked up."""
+        return {"input_word_ids": self.n_token}
+
     def for_fine_tuning(self):
         """This config with `PRETRAINING_ONLY` at their defaults, as the
         original's fine-tuning runs: no memory, no backward rows (`bi_data`

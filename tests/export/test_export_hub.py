@@ -5,6 +5,7 @@ and packing used in training; the encoder must equal the in-process model."""
 import base64
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -210,3 +211,29 @@ def test_encoder_refuses_more_tokens_than_positions(hub_export):
     for name, call in calls.items():
         with pytest.raises(tf.errors.InvalidArgumentError, match=f"max_position_embeddings={limit}"):
             call()
+
+
+def test_ids_outside_their_tables_are_a_clear_error_in_every_entry_point(hub_export):
+    """Word and type ids past their tables (or negative) are refused, naming the
+    input and its range, where a lookup would read another row."""
+    import tensorflow as tf
+    encoder = tf.saved_model.load(hub_export["encoder"])
+    config = hub_export["pretrainer"].encoder.config
+
+    def inputs(name, value):
+        ones = tf.ones([1, 4], tf.int32)
+        ids = {"input_word_ids": ones, "input_mask": ones, "input_type_ids": 0 * ones}
+        ids[name] = tf.tensor_scatter_nd_update(ids[name], [[0, 2]], [value])
+        return ids
+
+    for name, size in (("input_word_ids", config.vocab_size), ("input_type_ids", config.type_vocab_size)):
+        encoder(inputs(name, size - 1), training=False)
+        for bad in (size, -1):
+            calls = {"__call__": lambda: encoder(inputs(name, bad), training=True),
+                     "serving_default": lambda: encoder.signatures["serving_default"](**inputs(name, bad)),
+                     "mlm": lambda: encoder.mlm({**inputs(name, bad),
+                                                 "masked_lm_positions": tf.zeros([1, 1], tf.int32)})}
+            for call in calls.values():
+                with pytest.raises(tf.errors.InvalidArgumentError,
+                                   match=re.escape(f"{name} holds ids outside the valid range [0, {size})")):
+                    call()

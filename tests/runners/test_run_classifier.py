@@ -78,6 +78,27 @@ def test_fine_tunes_mnli_and_writes_every_output(tmp_path, uncased_vocab_file):
             "contradiction", "entailment", "neutral"}
 
 
+def test_an_export_dir_that_would_cost_the_run_is_refused_before_training(tmp_path, uncased_vocab_file):
+    """`--export_dir` = `--output_dir`: one `error:` line at start, not an
+    export at the end that replaces the run."""
+    config_file = tmp_path / "bert_config.json"
+    TINY_CONFIG.to_json_file(str(config_file))
+    output_dir = tmp_path / "out"
+    command = [
+        sys.executable, os.path.join(ROOT, "run_classifier.py"), "--task_name=MNLI",
+        f"--data_dir={os.path.join(FIXTURES, 'glue_mnli')}", f"--vocab_file={uncased_vocab_file}",
+        f"--bert_config_file={config_file}", "--do_train", "--max_seq_length=32",
+        "--train_batch_size=10", "--num_train_epochs=1", f"--output_dir={output_dir}",
+        f"--export_dir={output_dir}"]
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"error: export directory {output_dir} is {output_dir}, the weights being exported: "
+        "nothing written or deleted; export to another folder")
+    assert not output_dir.exists()
+
+
 @pytest.fixture()
 def sts_task(tmp_path, uncased_vocab_file):
     return ClassificationTask(ClassificationConfig(

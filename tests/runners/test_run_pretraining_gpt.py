@@ -1,17 +1,25 @@
 """`run_pretraining.py --model=gpt` on records of `create_gpt_pretraining_data.py`:
 it trains, evaluates, resumes as if it had not stopped, and refuses records
-written with other settings, naming both values."""
+written with other settings, naming both values, shards its records' metadata
+does not list, an output_dir another run holds, and an --init_checkpoint of
+another family, each in one `error:` line."""
 
 import os
+import shutil
+import socket
 import sys
 
 import pytest
 
-from tests.conftest import ROOT, assert_resumed_values, checkpoint_values
+from checkpoints.ours import save_weights
+from families import registry
+from tests.conftest import ROOT, assert_resumed_values, checkpoint_values, process_holding_lock
 from tests.families.gpt.kit import ENCODER_FILE
+from tests.families.elmo.kit import tiny_config as elmo_config
 from tests.families.gpt.pretraining.corpus import CONFIG
 from tests.families.xlnet.corpus import write_corpus
 from tests.runners.test_run_pretraining import fails, read_results, run
+from tests.utils.test_output_dir_lock import HOLD
 
 
 @pytest.fixture(scope="module")
@@ -67,4 +75,41 @@ def test_gpt_refuses_records_of_another_length_naming_both(gpt_setup, tmp_path):
     records = gpt_setup["records"].replace("-*", "-00000-of-00002")
     metadata = os.path.join(os.path.dirname(records), ".gpt.tfrecord.metadata.json")
     assert f"error: --max_seq_length=16 but {records} was written with max_seq_length=32 ({metadata})" in stderr
+    assert "Traceback" not in stderr
+
+
+def test_gpt_refuses_an_output_dir_another_run_holds_in_one_line(gpt_setup, tmp_path):
+    with process_holding_lock(HOLD, tmp_path / "out") as holder:
+        stderr = fails(gpt_command(gpt_setup, tmp_path / "out", "--do_train", "--num_train_steps=1"))
+    assert stderr.strip().splitlines()[-1].startswith(
+        f"error: output_dir '{tmp_path / 'out'}' is in use by another run (pid {holder.pid} on "
+        f"{socket.gethostname()}"), stderr[-2000:]
+    assert "Traceback" not in stderr
+
+
+def test_gpt_refuses_a_shard_its_records_metadata_does_not_list(gpt_setup, tmp_path):
+    """A shard of an earlier three-shard write beside the two its metadata lists."""
+    records = tmp_path / "records"
+    shutil.copytree(os.path.dirname(gpt_setup["records"]), records)
+    stale = records / "gpt.tfrecord-00002-of-00003"
+    shutil.copy(records / "gpt.tfrecord-00000-of-00002", stale)
+    stderr = fails(gpt_command({**gpt_setup, "records": f"{records}/gpt.tfrecord-*"}, tmp_path / "out",
+                               "--do_train", "--num_train_steps=1"))
+    assert stderr.strip().splitlines()[-1] == (
+        f"error: {stale}: not among the 2 files that {records}/.gpt.tfrecord.metadata.json lists, the last "
+        f"write of {records}/gpt.tfrecord: left by an earlier write (another --output_shards) or an "
+        "interrupted one; rewrite the output, which removes them, or leave them out of --input_file")
+    assert "Traceback" not in stderr
+
+
+def test_gpt_refuses_an_init_checkpoint_of_another_family_in_one_line(gpt_setup, tmp_path):
+    elmo = registry.family("elmo")
+    save_weights(elmo.build_encoder(elmo_config()), str(tmp_path / "ours"))
+    weights = str(tmp_path / "elmo")
+    elmo.convert(str(tmp_path / "ours"), weights, "hdf5", elmo_config())
+    stderr = fails(gpt_command(gpt_setup, tmp_path / "run", "--do_train", "--num_train_steps=1",
+                               f"--init_checkpoint={weights}"))
+    assert stderr.strip().splitlines()[-1] == (
+        f"error: {weights}: a checkpoint of the ELMo family (elmo_hdf5), but the config is of the OpenAI GPT "
+        "family (gpt_config.json): give a checkpoint and a config of one family")
     assert "Traceback" not in stderr

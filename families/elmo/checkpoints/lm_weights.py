@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from checkpoints.damaged_files import reading
 from families.elmo.checkpoints.hdf5_names import PADDED_TABLES, hdf5_name
 from utils.files import atomic_output
 
@@ -28,7 +29,7 @@ def is_lm_weights(path):
     path = weights_file(path)
     if not os.path.isfile(path) or not h5py.is_hdf5(path):
         return False
-    with h5py.File(path, "r") as f:
+    with reading(path, "an HDF5 file"), h5py.File(path, "r") as f:
         return "RNN_0" in f
 
 
@@ -37,7 +38,7 @@ def read_datasets(path):
     import h5py
     path = weights_file(path)
     tensors = {}
-    with h5py.File(path, "r") as f:
+    with reading(path, "an HDF5 file"), h5py.File(path, "r") as f:
         f.visititems(lambda name, item: tensors.__setitem__(name, item[...])
                      if isinstance(item, h5py.Dataset) else None)
     return tensors

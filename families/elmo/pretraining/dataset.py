@@ -14,7 +14,6 @@ import tensorflow as tf
 from data.pretraining.corpus_reader import expand_input_files
 from data.pretraining.dataset import files_with_records, first_record_features, numbered_records
 from data.pretraining.records_metadata import RecordLayoutError, check_settings
-from families.elmo.characters import bos_char_ids, eos_char_ids
 from families.elmo.graph_characters import GraphCharacters
 from families.elmo.pretraining import features as E
 
@@ -43,19 +42,14 @@ def _spec(unroll_steps):
 class CharacterInputs:
     """Words [..., steps] -> character ids [..., steps, max_characters] as the
     original's vocabulary gives them at training (plus one, as our `CharCNN`
-    takes them): the ids of `<S>` and `</S>` become the BOS and EOS tokens."""
+    takes them): `<S>` and `</S>` are the BOS and EOS tokens."""
 
-    def __init__(self, vocab, max_characters):
-        self.bos, self.eos = vocab.bos, vocab.eos
+    def __init__(self, max_characters):
         self.graph = GraphCharacters(max_characters)
-        self.boundaries = tf.constant([bos_char_ids(max_characters), eos_char_ids(max_characters)], tf.int32)
 
-    def __call__(self, words, ids):
+    def __call__(self, words):
         chars = self.graph.word_char_ids(tf.reshape(words, [-1]))
-        chars = tf.reshape(chars, tf.concat([tf.shape(words), [self.graph.max_characters]], 0))
-        ids = tf.expand_dims(ids, -1)
-        chars = tf.where(ids == self.bos, self.boundaries[0], chars)
-        return tf.where(ids == self.eos, self.boundaries[1], chars)
+        return tf.reshape(chars, tf.concat([tf.shape(words), [self.graph.max_characters]], 0))
 
 
 def elmo_pretraining_dataset(input_files, batch_size, unroll_steps, vocab, max_characters=None,
@@ -76,7 +70,7 @@ def elmo_pretraining_dataset(input_files, batch_size, unroll_steps, vocab, max_c
     for path in files:
         check_first_record(path, unroll_steps)
     spec = _spec(unroll_steps)
-    characters = max_characters and CharacterInputs(vocab, max_characters)
+    characters = max_characters and CharacterInputs(max_characters)
 
     def features(row_numbers, records):
         batch = tf.io.parse_example(records, spec)
@@ -85,7 +79,7 @@ def elmo_pretraining_dataset(input_files, batch_size, unroll_steps, vocab, max_c
             for name in (E.TOKEN_IDS, E.NEXT_TOKEN_ID):
                 out[name + suffix] = tf.cast(batch[name + suffix], tf.int32)
             if characters:
-                out[E.TOKENS_CHARACTERS + suffix] = characters(batch[E.TOKENS + suffix], out[E.TOKEN_IDS + suffix])
+                out[E.TOKENS_CHARACTERS + suffix] = characters(batch[E.TOKENS + suffix])
         return out
 
     dataset = numbered_records(files, shuffle_files, seed, repeat).batch(batch_size, drop_remainder=drop_remainder)

@@ -7,8 +7,9 @@ import shutil
 
 from absl import logging
 
-from checkpoints.loader import CheckpointMismatchError, detect_format, load_tensors
+from checkpoints.loader import check_family, detect_format, load_tensors
 from checkpoints.ours import save_weights
+from families import registry
 from families.gpt.checkpoints import huggingface, release
 from families.gpt.checkpoints.formats import FORMATS, read_by_path
 from families.gpt.checkpoints.names import from_ours
@@ -25,8 +26,7 @@ def gpt_format(path):
         if fmt.detect(path, None):
             return fmt.name
     fmt = detect_format(path)
-    if fmt not in ("ours", "trainer"):
-        raise CheckpointMismatchError(f"{path}: a {fmt} checkpoint, not a GPT one")
+    check_family(path, fmt, registry.family("gpt"))
     return fmt
 
 

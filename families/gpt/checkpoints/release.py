@@ -17,6 +17,7 @@ import tempfile
 
 import numpy as np
 
+from checkpoints.damaged_files import reading
 from families.gpt.checkpoints.names import BLOCK_PARTS, release_order
 from families.gpt.config import GPTConfig, GPTConfigError
 from utils.files import give_default_modes
@@ -51,15 +52,21 @@ def read_config(path):
     shapes = read_shapes(path)
     (n_ctx, n_embd), (n_vocab, _) = shapes[0], shapes[1]
     specials = os.path.join(path, SPECIALS_FILE)
-    n_special = np.load(specials, mmap_mode="r").shape[0] if os.path.isfile(specials) else 0
+    n_special = _load(specials, mmap_mode="r").shape[0] if os.path.isfile(specials) else 0
     return GPTConfig(n_vocab=n_vocab, n_special=n_special, n_ctx=n_ctx, n_embd=n_embd,
                      n_head=max(n_embd // HEAD_SIZE, 1), n_layer=(len(shapes) - 2) // len(BLOCK_PARTS))
+
+
+def _load(path, **kwargs):
+    """`np.load`; a damaged file is named."""
+    with reading(path, "a NumPy array"):
+        return np.load(path, **kwargs)
 
 
 def read_tensors(path):
     """{original name: float32 array} of a release directory (and its special rows)."""
     shapes = read_shapes(path)
-    flat = np.concatenate([np.load(os.path.join(path, shard_file(n))).ravel() for n in range(NUM_SHARDS)])
+    flat = np.concatenate([_load(os.path.join(path, shard_file(n))).ravel() for n in range(NUM_SHARDS)])
     sizes = [int(np.prod(shape)) for shape in shapes]
     if sum(sizes) != flat.size:
         raise GPTConfigError(f"{path}: the shards hold {flat.size} values, {SHAPES_FILE} says {sum(sizes)}")
@@ -67,7 +74,7 @@ def read_tensors(path):
     parts = np.split(flat, np.cumsum(sizes)[:-1])
     tensors = {name: part.reshape(shape) for name, part, shape in zip(names, parts, shapes)}
     if os.path.isfile(os.path.join(path, SPECIALS_FILE)):
-        tensors["model/specials"] = np.load(os.path.join(path, SPECIALS_FILE))
+        tensors["model/specials"] = _load(os.path.join(path, SPECIALS_FILE))
     return tensors
 
 

@@ -8,10 +8,11 @@ import shutil
 from absl import logging
 
 from families.xlnet.checkpoints import huggingface as xlnet_huggingface
-from checkpoints.loader import CheckpointMismatchError, detect_format, load_tensors
+from checkpoints.loader import CheckpointMismatchError, check_family, detect_format, load_tensors
 from checkpoints.ours import save_weights
 from checkpoints.tf_checkpoint import write_name_based, write_object_based
-from families.xlnet.checkpoints.formats import FORMATS, tf1_tensors
+from families import registry
+from families.xlnet.checkpoints.formats import tf1_tensors
 from families.xlnet.checkpoints.model_garden_names import tf1_to_model_garden
 from families.xlnet.checkpoints.parts import build_parts, parts_to_hf, parts_to_tf1
 from families.xlnet.checkpoints.tf1_names import LOGIT_SCOPE, TAGGING_SCOPE, xlnet_tf1_name
@@ -25,8 +26,7 @@ def read_parts(path, config):
     A trainer's checkpoint (a run's output_dir or its `ckpt-N`) is read for its
     model's weights, as BERT's are."""
     fmt = detect_format(path)
-    if fmt not in tuple(f.name for f in FORMATS) + ("ours", "trainer"):
-        raise CheckpointMismatchError(f"{path}: a {fmt} checkpoint, not an XLNet one")
+    check_family(path, fmt, registry.family("xlnet"))
     tensors = tf1_tensors(path, fmt, config.untie_r)
     if not tensors:
         raise CheckpointMismatchError(f"{path}: a {fmt} checkpoint with no XLNet variable in it")

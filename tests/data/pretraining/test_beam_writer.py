@@ -8,6 +8,7 @@ job. Chunks are made small (documents_per_chunk, max_chunk_chars) so that
 blocks span files, are cut into parts, and readers start from marks inside
 files."""
 
+import glob
 import json
 import os
 import subprocess
@@ -121,6 +122,25 @@ def test_xlnet_portable_runner_same_shards_and_stale_shards_removed(tmp_path, sp
     assert not os.path.exists(stale) and not os.path.exists(local[7])
     assert_same_output(local, beam_paths)
     assert same_counts(local_counts, counts) and counts["documents"] == 120
+
+
+def test_a_rewrite_on_beam_leaves_only_its_own_shards(tmp_path, uncased_vocab_file, bert_corpus):
+    """Two shards written locally, a killed write's temporary files (as earlier
+    versions named them, which the shard glob matched), then three on Beam:
+    the glob finds the three, the metadata lists them."""
+    earlier = output_paths(str(tmp_path / "out.tfrecord"), 2)
+    write_pretraining_data(bert_corpus, earlier, uncased_vocab_file, BERT, documents_per_chunk=5,
+                           processor_class=ChunkProcessor, log_every_seconds=1e9)
+    killed = [tmp_path / "out.tfrecord-00001-of-00002.k3j9x_2a.tmp", tmp_path / ".out.tfrecord.abcdefgh.tmp"]
+    for path in killed:
+        path.write_bytes(b"partial")
+    paths = output_paths(str(tmp_path / "out.tfrecord"), 3)
+    counts = write_pretraining_data_beam(bert_corpus, paths, uncased_vocab_file, BERT, documents_per_chunk=5,
+                                         processor_class=ChunkProcessor, pipeline_args=IN_PROCESS)
+    assert all(counts["records_per_shard"])
+    assert sorted(glob.glob(str(tmp_path / "out.tfrecord-*"))) == paths
+    assert not any(path.exists() for path in killed)
+    assert sorted(json.load(open(metadata_path(paths[0])))["records"]) == [os.path.basename(p) for p in paths]
 
 
 def test_gpt_in_process_same_shards(tmp_path, xlnet_corpus):

@@ -3,7 +3,8 @@
 Usage: python backend_forward.py DIR [NAME ...]
 For each case NAME (of `cases.CONFIGS`), DIR/NAME holds options.json and
 lm_weights.hdf5; writes DIR/NAME/out_{backend}.npz with the layers of
-`cases.SAME_SHAPE`'s batches, from a zero-state and from a stateful encoder.
+`cases.SAME_SHAPE`'s batches, from a zero-state and from a stateful encoder,
+and (`fresh_empty`) the zero-state one's of a batch of sentences without words.
 A subprocess, since the Keras backend is fixed per process.
 """
 
@@ -49,6 +50,8 @@ def main(directory, names):
             load_lm_weights(encoder, os.path.join(path, "lm_weights.hdf5"))
             for k, layers in enumerate(run(encoder, **cases.SAME_SHAPE)):
                 out[f"{'stateful' if stateful else 'fresh'}_{k}"] = layers
+            if not stateful:  # three sentences without a word: a batch of no steps
+                out["fresh_empty"] = run(encoder, [[[]] * 3], None)[0]
         np.savez(os.path.join(path, f"out_{keras.backend.backend()}.npz"), **out)
 
 

@@ -10,6 +10,7 @@ from families.elmo import characters
 from families.elmo.graph_characters import GraphCharacters
 from tests.data.text.test_tokenizer_parity import HOSTILE_BYTES
 from tests.export_harness import HOSTILE_TEXTS
+from tests.families.elmo.original_data import original_data_module
 
 ELMO_HOSTILE = [
     "",
@@ -37,6 +38,26 @@ def test_word_ids_follow_the_original():
     assert long_word[-1] == 260 and long_word[-2] == 0xC3 + 1
     assert characters.bos_char_ids()[:4] == [259, 257, 260, 261]
     assert characters.eos_char_ids()[:4] == [259, 258, 260, 261]
+
+
+def test_sentence_boundary_words_are_the_originals_boundary_tokens(graph, tmp_path):
+    """The words `<S>` and `</S>` (a task's own words, the `tokens` signature's)
+    are the BOS and EOS tokens, as the original's `UnicodeCharsVocabulary`
+    gives them (its vocabulary holds both), not spelled out; near misses are
+    spelled out. Python and the graph, against the original's vocabulary and
+    its `Batcher`."""
+    data = original_data_module()
+    vocab_file = tmp_path / "vocab.txt"
+    vocab_file.write_text("<S>\n</S>\n<UNK>\nthe\n", encoding="utf-8")
+    vocab = data.UnicodeCharsVocabulary(str(vocab_file), 50)
+    words = ["<S>", "</S>", "<UNK>", "the", "<s>", "</s>", "S", "<S>>", "</S", " <S>", "x"]
+    expected = [(vocab.word_to_char_ids(w) + 1).tolist() for w in words]
+    assert expected[0] == characters.bos_char_ids() and expected[1] == characters.eos_char_ids()
+    assert [characters.word_char_ids(w) for w in words] == expected
+    assert graph.word_char_ids(tf.constant(words)).numpy().tolist() == expected
+    sentences = [["a", "<S>", "</S>", "b"], ["</S>"]]
+    ids, _ = characters.batch_char_ids(sentences, sentence_boundaries=True)
+    np.testing.assert_array_equal(ids, data.Batcher(str(vocab_file), 50).batch_sentences(sentences))
 
 
 def test_split_words():

@@ -7,7 +7,8 @@ import h5py
 import numpy as np
 import pytest
 
-from checkpoints.loader import CheckpointMismatchError
+from checkpoints.loader import CheckpointMismatchError, load_into
+from checkpoints.ours import save_weights
 from families.elmo.checkpoints import lm_weights
 from families.elmo.checkpoints.convert import OUTPUT_FORMATS, convert, read_bilm
 from families.elmo.checkpoints.formats import FORMATS, load_lm_weights
@@ -75,3 +76,26 @@ def test_wrong_shapes_and_extra_datasets_are_refused(elmo_cases, tmp_path):
     wider = cases.CONFIGS["chars"].replace(lstm=cases.CONFIGS["chars"].lstm.__class__(dim=32, projection_dim=8))
     with pytest.raises(CheckpointMismatchError, match=r"RNN_0/Cell0/W_0: checkpoint has shape \[16, 96\]"):
         read_bilm(os.path.join(elmo_cases["chars"], "lm_weights.hdf5"), wider)
+
+
+def test_strict_loading_leaves_a_stateful_encoders_states_alone(elmo_cases, tmp_path):
+    """The LSTM states a stateful encoder keeps are not weights: a strict load
+    of the original file or of ours sets every weight and neither asks for the
+    states nor touches them; a weight really missing is still named."""
+    path = os.path.join(elmo_cases["chars"], "lm_weights.hdf5")
+    stateful = cases.build(cases.CONFIGS["chars"], stateful=True)
+    states = [v for v in stateful.weights if not v.trainable]  # c and h of 2 layers, 2 directions
+    assert len(states) == 8
+    for variable in states:
+        variable.assign(np.ones(variable.shape))
+    report = load_into(stateful, path, strict=True)
+    assert not report.missing and not report.unused
+    assert len(report.loaded) == len(stateful.weights) - 8
+    assert all(np.all(v.numpy() == 1) for v in states)
+    save_weights(stateful, str(tmp_path / "ours"))
+    report = load_into(cases.build(cases.CONFIGS["chars"]), str(tmp_path / "ours"), strict=True)
+    assert len(report.loaded) == len(stateful.weights) - 8  # saved without the states
+    kept = {v.path for v in stateful.weights} - {"bilm/char_cnn/b_cnn_1"}
+    save_weights(stateful, str(tmp_path / "partial"), only=kept)
+    with pytest.raises(CheckpointMismatchError, match=r"missing \['bilm/char_cnn/b_cnn_1'\], unused \[\]"):
+        load_into(cases.build(cases.CONFIGS["chars"], stateful=True), str(tmp_path / "partial"), strict=True)

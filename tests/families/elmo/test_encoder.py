@@ -117,7 +117,8 @@ def test_jax_backend_matches_tensorflow(elmo_cases, encoder):
     load_lm_weights(stateful, os.path.join(elmo_cases["chars"], "lm_weights.hdf5"))
     ours = {"fresh": cases.run_ours(encoder, **cases.SAME_SHAPE),
             "stateful": cases.run_ours(stateful, **cases.SAME_SHAPE)}
-    assert len(jax_out) == 4
+    assert len(jax_out) == 5
+    assert jax_out["fresh_empty"].shape == (3, 3, 0, 16)  # sentences without words run too
     for kind, layers in ours.items():
         for k, expected in enumerate(layers):
             # Two float32 programs of other kernels (XLA's tanh and sigmoid are

@@ -86,6 +86,20 @@ for name, outputs in (("default", module.signatures["default"](strings=hostile))
     out[f"hostile_{name}_shapes"] = {k: v.shape.as_list() for k, v in outputs.items()}
     out[f"hostile_{name}_finite"] = all(bool(tf.reduce_all(tf.math.is_finite(v))) for v in outputs.values())
     out[f"hostile_{name}_default"] = outputs["default"].numpy()
+
+# Batches without a word: blank strings, no strings, tokens with no columns.
+blank, none = tf.constant(["", "  "]), tf.constant([], tf.string)
+empty = {"default blank": module.signatures["default"](strings=blank),
+         "default none": module.signatures["default"](strings=none),
+         "call blank": module(blank), "call none": module(none),
+         "tokens none": module.signatures["tokens"](tokens=tf.zeros([0, 0], tf.string),
+                                                    sequence_len=tf.zeros([0], tf.int32)),
+         "tokens no columns": module.signatures["tokens"](tokens=tf.zeros([2, 0], tf.string),
+                                                          sequence_len=tf.constant([0, 3])),
+         "call tokens none": module({"tokens": tf.zeros([0, 0], tf.string),
+                                     "sequence_len": tf.zeros([0], tf.int32)})}
+out["empty"] = {name: {k: [v.shape.as_list(), bool(tf.reduce_all(v == 0))] for k, v in outputs.items()}
+                for name, outputs in empty.items()}
 np.savez("hub_outputs.npz", **{k: v for k, v in out.items() if isinstance(v, np.ndarray)})
 print(json.dumps({k: v for k, v in out.items() if not isinstance(v, np.ndarray)}))
 """
@@ -153,3 +167,19 @@ def test_hostile_strings_give_defined_outputs(served):
     assert shapes["elmo"][1] == 1  # each string one token
     # The empty string has no word: its sentence vector is zero.
     assert not np.any(arrays["hostile_default_default"][[h == b"" for h in HOSTILE]])
+
+
+def test_batches_without_words_give_zeros_of_their_shape(served):
+    """Blank strings, no strings, a [0, 0] or [2, 0] `tokens`: through both
+    signatures and `__call__`, every output of the batch's shape, zero (the
+    sentence vector of a sentence without words is zero, as the docs say)."""
+    report, _ = served
+    projection = cases.CONFIGS[CASE].lstm.projection_dim
+    batches = {"default blank": 2, "default none": 0, "call blank": 2, "call none": 0,
+               "tokens none": 0, "tokens no columns": 2, "call tokens none": 0}
+    assert set(report["empty"]) == set(batches)
+    for name, batch in batches.items():
+        expected = {"word_emb": [batch, 0, projection], "lstm_outputs1": [batch, 0, 2 * projection],
+                    "lstm_outputs2": [batch, 0, 2 * projection], "elmo": [batch, 0, 2 * projection],
+                    "default": [batch, 2 * projection]}
+        assert report["empty"][name] == {k: [shape, True] for k, shape in expected.items()}, name

@@ -4,9 +4,6 @@ give against the original's `bilm/data.py` (`_get_batch` over the same
 sentences, forward and reversed, through its `UnicodeCharsVocabulary`), id
 for id and character for character; bad input named."""
 
-import importlib.util
-import os
-
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -20,6 +17,7 @@ from families.elmo.pretraining.chunks import ELMoChunkProcessor, ELMoDataConfig
 from families.elmo.pretraining.dataset import elmo_pretraining_dataset
 from families.elmo.pretraining.vocabulary import (LMVocabulary, VocabularyError, count_words,
                                                   vocabulary_words, write_vocabulary)
+from tests.families.elmo.original_data import original_data_module
 
 BATCH, STEPS = 3, 5
 WORDS = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran", "Ünïcödé", "東京", "x" * 60]
@@ -53,18 +51,6 @@ def corpus(tmp_path_factory):
     write_pretraining_data(text, [records], vocab_file, ELMoDataConfig(BATCH, STEPS),
                            processor_class=ELMoChunkProcessor, log_every_seconds=1e9)
     return {"root": root, "text": text, "vocab": vocab_file, "records": records}
-
-
-def original_data_module():
-    """`bilm/data.py` alone (the package's __init__ imports its TensorFlow 1 model)."""
-    spec = importlib.util.find_spec("bilm")
-    if spec is None:
-        pytest.skip("the original biLM (pip install bilm==0.1.post5) is the oracle")
-    path = os.path.join(spec.submodule_search_locations[0], "data.py")
-    module_spec = importlib.util.spec_from_file_location("original_bilm_data", path)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module
 
 
 def original_batches(text, vocab_file):

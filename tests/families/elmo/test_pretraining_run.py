@@ -27,10 +27,11 @@ from families.elmo.pretraining.task import ELMoPretrainingTask
 from families.elmo.pretraining.vocabulary import LMVocabulary, count_words, vocabulary_words, write_vocabulary
 from tasks.run_options import RunOptions
 from tasks.trainer import Trainer
-from tests.conftest import ROOT, assert_resumed_values, checkpoint_values
+from tests.conftest import ROOT, assert_resumed_values, checkpoint_values, process_holding_lock
 from tests.families.elmo import cases
 from tests.families.elmo.test_bilm_parity import BOUND, masked_difference
 from tests.families.elmo.test_pretraining_data import write_corpus
+from tests.utils.test_output_dir_lock import HOLD
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BATCH, STEPS, SAMPLED = 3, 5, 8
@@ -84,6 +85,19 @@ def run(args):
     done = subprocess.run(args, cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-4000:]
     return done.stderr
+
+
+def test_an_output_dir_another_run_holds_is_refused_in_one_line(setup, tmp_path):
+    flags = [f"--input_file={setup['records']}", f"--output_dir={tmp_path}", f"--options_file={setup['options']}",
+             f"--vocab_file={setup['vocab']}", f"--train_batch_size={BATCH}", f"--unroll_steps={STEPS}",
+             "--do_train", "--num_train_steps=1"]
+    with process_holding_lock(HOLD, tmp_path) as holder:
+        done = subprocess.run(run_pretraining(*flags), cwd=ROOT, env=ENV, capture_output=True, text=True,
+                              timeout=600)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1].startswith(
+        f"error: output_dir '{tmp_path}' is in use by another run (pid {holder.pid} on "), done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
 
 
 @pytest.mark.slow  # the runner and the original bilm in processes of their own: 50 s at load 9
