@@ -33,6 +33,7 @@ from data.text.families import text_side_type
 from demo.pretrained import read_key_values
 from demo.progress import logged_steps
 from families import registry
+from tasks.label_prior import left_prior
 
 
 def read_results(path):
@@ -282,7 +283,7 @@ class Protocol(DataUnits):
         results = read_results(os.path.join(output_dir, task.results_file))
         return {"learning_rate": learning_rate, "score": results[task.metric] * task.scale,
                 "train_loss": results.get("train_loss"), "prior_loss": results.get("prior_loss"),
-                "trained": selection.trained(results), "results": results}
+                "trained": left_prior(results), "results": results}
 
     def select(self, arm, task, learning_rate):
         """One learning rate of the grid on `task`'s selection slice (first seeds)."""

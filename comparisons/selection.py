@@ -8,21 +8,11 @@ The trainability gate: a run whose training loss has not left the label
 prior (the loss of the best constant prediction, which the runner writes as
 `prior_loss` beside its `train_loss`) has not started learning; its dev score
 would measure the protocol, not the pretraining. Such a run is failed and
-retried with the next learning rate, never scored.
+retried with the next learning rate, never scored (the runners' own test,
+`tasks.label_prior.left_prior`, decides).
 """
 
 import math
-
-GATE = 0.9  # a run has trained when its training loss ends below this share of the prior's
-
-
-def trained(results):
-    """Whether a run's `train_loss` left its `prior_loss` (both in its results)."""
-    loss, prior = results.get("train_loss"), results.get("prior_loss")
-    if loss is None or prior is None or math.isnan(loss):
-        return False
-    return loss < GATE * prior
-
 
 def ranked(outcomes):
     """The learning rates of `outcomes` ({lr: {"score", "trained"}}) that trained,

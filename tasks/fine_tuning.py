@@ -18,12 +18,12 @@ import os
 import tensorflow as tf
 from absl import logging
 
+from tasks.label_prior import LEFT_PRIOR, left_prior
 from tasks.optimization import OptimizerConfig
 from tasks.trainer import Trainer, write_results
 from utils.files import atomic_write_text
 
 EVAL_RESULTS = "eval_results.txt"
-LEFT_PRIOR = 0.9  # a run whose train_loss is not below this times prior_loss stayed at the prior
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,7 +80,7 @@ def trainability(trainer, task):
     train_loss = trainer.train_loss()
     if train_loss is not None:
         record["train_loss"] = train_loss
-        if train_loss >= LEFT_PRIOR * record["prior_loss"]:
+        if not left_prior(record):
             logging.warning(
                 "The run did not leave the label prior: its training loss %.4f (the last tenth of "
                 "its steps) is not below %g x %.4f, the loss of the best constant predictor on the "

@@ -14,7 +14,20 @@ Example:
 0.6365141682948128
 """
 
+import math
+
 import numpy as np
+
+LEFT_PRIOR = 0.9  # a run whose train_loss is not below this times prior_loss stayed at the prior
+
+
+def left_prior(results):
+    """Whether a run's results (`train_loss`, `prior_loss`, as fine-tuning writes
+    them) show that it learned more than the label prior."""
+    loss, prior = results.get("train_loss"), results.get("prior_loss")
+    if loss is None or prior is None or math.isnan(loss):
+        return False
+    return loss < LEFT_PRIOR * prior
 
 
 def entropy(totals):
