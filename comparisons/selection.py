@@ -14,6 +14,7 @@ retried with the next learning rate, never scored (the runners' own test,
 
 import math
 
+
 def ranked(outcomes):
     """The learning rates of `outcomes` ({lr: {"score", "trained"}}) that trained,
     best score first (ties: the smaller rate first); an undefined score last."""

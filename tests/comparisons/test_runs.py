@@ -58,3 +58,22 @@ def test_an_equal_arm_whose_own_run_is_the_equal_steps_run_is_not_run_again(tmp_
     assert found.checkpoint(Arm("no_nsp", EQUAL), 1).endswith("pretraining/no_nsp@equal/seed_1")
     assert found.checkpoint(Arm("ltr", "first"), 0).endswith("pretraining/ltr/seed_0/ckpt-250")
     assert found.checkpoint(Arm("random"), 0) is None
+
+
+def test_a_run_the_gate_fails_is_retried_at_the_next_rate_and_never_scored(tmp_path, monkeypatch):
+    found = protocol(tmp_path, TIERS["cpu"], ("bert",))
+    monkeypatch.setattr(found, "ranking", lambda arm, task: [1e-3, 3e-4, 1e-4])
+    trains = {1e-3: False, 3e-4: True, 1e-4: True}
+    calls = []
+
+    def train_once(unit, run, learning_rate, data_flags, output_dir):
+        calls.append(learning_rate)
+        return {"learning_rate": learning_rate, "score": 60.0, "train_loss": 0.5, "prior_loss": 0.69,
+                "trained": trains[learning_rate], "results": {}}
+
+    monkeypatch.setattr(found, "train_once", train_once)
+    result = found.fine_tune(found.runs_of(Arm("bert"), "pos")[0])
+    assert calls == [1e-3, 3e-4] and result["learning_rate"] == 3e-4 and len(result["attempts"]) == 2
+    trains[3e-4] = trains[1e-4] = False
+    failed = found.fine_tune(found.runs_of(Arm("bert"), "pos")[0])
+    assert failed["score"] is None and not failed["trained"] and len(failed["attempts"]) == 3
