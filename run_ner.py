@@ -17,7 +17,7 @@ entity-level precision, recall and F1, overall and per type (`eval_PER_f1`, ...)
 `--tag_column` picks the tag column (CoNLL-2003: NER -1, chunks 2, part of
 speech 1). `--tag_scheme=chunks` (the default) reads IOB chunk tags as above;
 `--tag_scheme=tags` reads a plain tag set (part of speech): its labels are
-every tag of the train file, and `eval_results.txt` holds token accuracy
+every tag of the train and dev files, and `eval_results.txt` holds token accuracy
 (`eval_accuracy`, which the chunk scheme writes too):
 
     python run_ner.py --data_dir=conll2003 --tag_column=1 --tag_scheme=tags \\
@@ -82,7 +82,7 @@ flags.DEFINE_integer("doc_stride", 64, "Word pieces between the starts of consec
 flags.DEFINE_bool("document_context", False, "Fill each window with the neighbouring "
                   "sentences of its document (unlabelled context).")
 flags.DEFINE_list("labels", None, "The labels (default: chunks: O plus B-/I- of every type in "
-                  "the train file; tags: every tag in the train file, sorted).")
+                  "the train and dev files; tags: every tag in them, sorted).")
 flags.DEFINE_integer("tag_column", -1, "Column of the tag (0 is the word; CoNLL-2003: NER -1, "
                      "chunks 2, part of speech 1).")
 flags.DEFINE_enum("tag_scheme", "chunks", list(TAG_SCHEMES), "chunks: IOB1/IOB2 chunk tags "

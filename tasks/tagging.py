@@ -129,7 +129,7 @@ class TaggingTask(FineTuningTask):
             raise ValueError(f"feature_based: the layer combinations read BERT's embedding layer; "
                              f"the {self.text_side.family} encoder is fine-tuned, or read by its "
                              f"record's feature-based model")
-        self._sentences = {}
+        self._sentences, self._read_sentences = {}, {}
         self._features = {}
         self._labels = list(config.labels) if config.labels else None
 
@@ -141,20 +141,35 @@ class TaggingTask(FineTuningTask):
 
     @property
     def labels(self):
-        """The label list, from the config or else from the train file."""
+        """The label list, from the config or else from the train and dev files: a
+        tag only dev holds (a rare part of speech in a subset) is a label the
+        model never learns and is scored on, not an error."""
         if self._labels is None:
-            self._labels = labels_from_sentences(self.sentences("train"), self.config.tag_scheme)
-            logging.info("Labels from the train file: %s", self._labels)
+            splits = ["train", *(s for s in self.eval_splits if self._has_split(s))]
+            self._labels = labels_from_sentences([s for split in splits for s in self._read(split)],
+                                                 self.config.tag_scheme)
+            logging.info("Labels from the %s files: %s", " and ".join(splits), self._labels)
         return self._labels
+
+    def _has_split(self, split):
+        try:
+            find_split_file(self.config.data_dir, split)
+        except FileNotFoundError:
+            return False
+        return True
+
+    def _read(self, split):
+        if split not in self._read_sentences:
+            path = find_split_file(self.config.data_dir, split)
+            self._read_sentences[split] = read_tagged_file(path, self.config.tag_column, self.config.tag_scheme)
+        return self._read_sentences[split]
 
     def sentences(self, split):
         """The split's `TaggedSentence`s (read once, tags checked against `labels`)."""
         if split not in self._sentences:
-            path = find_split_file(self.config.data_dir, split)
-            self._sentences[split] = read_tagged_file(path, self.config.tag_column,
-                                                      self.config.tag_scheme)
-            if self._labels is not None or split != "train":
-                check_labels(self._sentences[split], self.labels)
+            sentences = self._read(split)
+            check_labels(sentences, self.labels)
+            self._sentences[split] = sentences
         return self._sentences[split]
 
     def features(self, split):

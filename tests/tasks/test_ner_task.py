@@ -208,7 +208,7 @@ def test_a_plain_tag_set_trains_and_is_scored_by_token_accuracy(uncased_vocab_fi
     _write_pos_files(tmp_path / "pos")
     task = TaggingTask(TaggingConfig(str(tmp_path / "pos"), uncased_vocab_file, TINY_CONFIG,
                                      max_seq_length=16, tag_scheme="tags", predict_split="dev"))
-    assert task.labels == [".", "DT", "JJ", "NN", "NNS", "VBD"]  # every tag of train, sorted
+    assert task.labels == [".", "DT", "JJ", "NN", "NNS", "VBD"]  # every tag of train and dev, sorted
     trainer, records = _train(task, tmp_path / "run", steps=20)
     assert records[-1]["loss"] < records[0]["loss"]
     predictions = trainer.predict(8, split="dev")
@@ -222,6 +222,19 @@ def test_a_plain_tag_set_trains_and_is_scored_by_token_accuracy(uncased_vocab_fi
     assert task.export_meta().tag_scheme == "tags"
     with pytest.raises(ValueError, match="tag_scheme must be one of"):
         TaggingConfig(DATA, uncased_vocab_file, TINY_CONFIG, tag_scheme="pos")
+
+
+def test_a_tag_only_dev_holds_is_a_label_scored_not_an_error(uncased_vocab_file, tmp_path):
+    """A subset's dev file may hold a rare tag (CoNLL-2003's WP$) its train file
+    lacks: the model never learns it and every word carrying it counts as wrong."""
+    _write_pos_files(tmp_path / "pos")
+    with open(tmp_path / "pos" / "dev.txt", "a", encoding="utf-8") as f:
+        f.write("whose WP$\nhouse NN\n\n")
+    task = TaggingTask(TaggingConfig(str(tmp_path / "pos"), uncased_vocab_file, TINY_CONFIG,
+                                     max_seq_length=16, tag_scheme="tags", predict_split="dev"))
+    assert task.labels == [".", "DT", "JJ", "NN", "NNS", "VBD", "WP$"]
+    assert [s.tags for s in task.sentences("dev")][-1] == ("WP$", "NN")
+    assert "WP$" not in {t for s in task.sentences("train") for t in s.tags}
 
 
 def test_conll_chunk_column_in_iob1_is_scored_as_conlleval_scores_it(uncased_vocab_file, tmp_path):
