@@ -23,6 +23,7 @@ class ToyConfig:
     hidden_size: int = HIDDEN
     max_position_embeddings: int = None
     auxiliary_loss_weight: float = 0.5
+    input_vocab_sizes: dict = dataclasses.field(default_factory=dict)
 
 
 @keras.saving.register_keras_serializable(package="encoder_contract_test")
@@ -39,7 +40,7 @@ class WordsOnlyEncoder(keras.Model):
         super().__init__(inputs={"input_word_ids": word_ids, "input_mask": mask},
                          outputs={"sequence_output": sequence, "pooled_output": pooled,
                                   "encoder_outputs": [sequence]}, **kwargs)
-        self.config = ToyConfig()
+        self.config = ToyConfig(input_vocab_sizes={"input_word_ids": VOCAB})
 
     def auxiliary_loss(self, inputs, outputs):
         real = ops.cast(inputs["input_mask"], "float32")
@@ -67,7 +68,7 @@ class CharacterEncoder(keras.Model):
         super().__init__(inputs={"input_char_ids": chars, "input_mask": mask},
                          outputs={"sequence_output": sequence, "pooled_output": pooled,
                                   "encoder_outputs": [sequence]}, **kwargs)
-        self.config = ToyConfig()
+        self.config = ToyConfig(input_vocab_sizes={"input_char_ids": VOCAB})
 
     def get_config(self):
         return {"name": self.name}
