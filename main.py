@@ -13,9 +13,11 @@
    backward LMs) and score it on the held-out modules,
 4. fine-tune the same sentence classifier twice with the same budget, from the
    pretrained weights and from random initialisation, on 160 labelled sentences
-   from held-out modules ("a real sentence, or its words scrambled?"), and score
-   both on 1,000 dev sentences from other held-out modules (ELMo: feature-based,
-   the biLM frozen under a task BiLSTM, as its paper),
+   from held-out modules ("a real sentence, or its words scrambled?"), each at
+   the learning rate that did best on a slice of those sentences among the
+   rates whose run left the label prior (`demo.learning_rate_choice`), and
+   score both on 1,000 dev sentences from other held-out modules (ELMo:
+   feature-based, the biLM frozen under a task BiLSTM, as its paper),
 5. export the classifier SavedModel (raw text in) and the TF Hub encoder pair
    (and the family's own TF Hub module where its record has one: ELMo's),
 6. load the SavedModel in a fresh process that imports only TensorFlow and
@@ -35,10 +37,12 @@ import sys
 import time
 
 from contracts import registry
+from demo.learning_rate_choice import RATES, chosen_rate, sweep_rows, write_selection_split
 from demo.pretrained import FamilyJob, read_key_values
 from demo.progress import Stage, StageError, run_stage, run_stages
 from demo.stdlib_corpus import write_corpus
 from demo.threads import cores, shared_out
+from training.label_prior import left_prior
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 LABELLED_DIR = os.path.join(ROOT, "assets", "demo_word_order")
@@ -47,6 +51,7 @@ LABELLED_DIR = os.path.join(ROOT, "assets", "demo_word_order")
 FAMILIES = tuple(name for name in registry.names()
                  if importlib.util.find_spec(f"{registry.home(name)}.main_job"))
 FINE_TUNE_BATCH = 16
+WORK_MARK = ".main_job"  # in a work_dir this job made: a rerun clears only such a folder
 SENTENCES = ["Return the number of bytes written to the file.",
              "the file. bytes Return of to written number the",
              "The thread starts when its start() method is called."]
@@ -61,6 +66,33 @@ print("SERVED " + json.dumps([[label.decode(), float(p.max())] for label, p in
 """
 
 
+def fresh_work_dir(work):
+    """An empty `work`: the runners resume from what they find, and a rerun should
+    redo everything. Only a folder this job made (its `WORK_MARK` inside) is
+    cleared; any other folder with something in it is refused, nothing deleted."""
+    if os.path.exists(work) and not os.path.isdir(work):
+        sys.exit(f"error: --work_dir={work} is a file, not a folder")
+    if os.path.isdir(work) and os.listdir(work):
+        if not os.path.exists(os.path.join(work, WORK_MARK)):
+            held = ", ".join(sorted(os.listdir(work))[:5])
+            sys.exit(f"error: --work_dir={work} holds files the main job did not write ({held}); "
+                     "give a new or empty folder")
+        shutil.rmtree(work)
+    os.makedirs(work, exist_ok=True)
+    with open(os.path.join(work, WORK_MARK), "w", encoding="utf-8") as f:
+        f.write("made by main.py: a rerun of the main job clears this folder\n")
+
+
+def fit_summary(chosen, results):
+    """Whether an arm fit its training data, in the summary's words."""
+    rate, any_trained = chosen
+    loss = f"training loss {results['train_loss']:.3f} against the label prior's {results['prior_loss']:.3f}"
+    if not any_trained:
+        return f"(lr {rate:g}; no rate left the label prior on the slice; {loss})"
+    verdict = "fit its training data" if left_prior(results) else "did NOT leave the label prior"
+    return f"(lr {rate:g}; {loss}: {verdict})"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--family", choices=sorted(FAMILIES), default="bert", help="the model family")
@@ -71,10 +103,10 @@ def main():
     family = importlib.import_module(f"{registry.home(args.family)}.main_job")
     work = os.path.abspath(args.work_dir or os.path.join(
         ROOT, "runs", "main" if args.family == "bert" else f"main_{args.family}"))
-    # A fresh start: the runners resume from what they find, and a rerun should redo everything.
-    shutil.rmtree(work, ignore_errors=True)
+    fresh_work_dir(work)
     paths = {name: os.path.join(work, name) for name in (
-        "corpus.txt", "held_out.txt", "classifier", "scratch", "serving", "hub", "logs")}
+        "corpus.txt", "held_out.txt", "classifier", "scratch", "serving", "hub", "logs", "selection_data",
+        "selection_classifier", "selection_scratch")}
     # TF_CPP_MIN_LOG_LEVEL=3: no C++ start-up lines (e.g. cuInit's "no CUDA device") on a CPU machine.
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": ROOT}
     timings, together, start = {}, set(), time.time()
@@ -106,17 +138,27 @@ def main():
           flush=True)
     pretrained = family.pretrain(FamilyJob(stage), work, paths["corpus.txt"], paths["held_out.txt"], args.seed,
                                  args.quick)
-    fine_tuning = [
-        "run_classifier.py", "--task_name=custom", "--text_a_column=sentence", f"--data_dir={LABELLED_DIR}",
-        *pretrained.runner_flags, "--do_train", "--do_eval", f"--max_seq_length={pretrained.seq_length}",
-        f"--train_batch_size={FINE_TUNE_BATCH}", "--eval_batch_size=100",
-        f"--learning_rate={pretrained.learning_rate}", f"--num_train_epochs={1.0 if args.quick else 10.0}",
-        "--log_steps=10", f"--seed={args.seed}"]
+    def fine_tuning(data_dir, *learning_rate):
+        return ["run_classifier.py", "--task_name=custom", "--text_a_column=sentence", f"--data_dir={data_dir}",
+                *pretrained.runner_flags, "--do_train", "--do_eval", f"--max_seq_length={pretrained.seq_length}",
+                f"--train_batch_size={FINE_TUNE_BATCH}", "--eval_batch_size=100", *learning_rate,
+                f"--num_train_epochs={1.0 if args.quick else 10.0}", "--log_steps=10", f"--seed={args.seed}"]
+
+    arms = {"classifier": [f"--init_checkpoint={pretrained.checkpoint}"], "scratch": []}
+    titles = {"classifier": "from pretrained", "scratch": "from scratch"}
+    write_selection_split(LABELLED_DIR, paths["selection_data"], args.seed)
+    rates = RATES[::2] if args.quick else RATES
+    side_by_side(*(Stage(f"learning rate {titles[arm]}", [
+        *fine_tuning(paths["selection_data"], f"--learning_rates={','.join(f'{r:g}' for r in rates)}"),
+        *flags, f"--output_dir={paths['selection_' + arm]}"], FINE_TUNE_BATCH) for arm, flags in arms.items()))
+    chosen = {arm: chosen_rate(sweep_rows(os.path.join(paths[f"selection_{arm}"], "sweep_results.txt")))
+              for arm in arms}
     side_by_side(
         Stage("fine-tuning from pretrained", [
-            *fine_tuning, f"--init_checkpoint={pretrained.checkpoint}", f"--output_dir={paths['classifier']}",
-            f"--export_dir={paths['serving']}"], FINE_TUNE_BATCH),
-        Stage("fine-tuning from scratch", [*fine_tuning, f"--output_dir={paths['scratch']}"], FINE_TUNE_BATCH),
+            *fine_tuning(LABELLED_DIR, f"--learning_rate={chosen['classifier'][0]:g}"), *arms["classifier"],
+            f"--output_dir={paths['classifier']}", f"--export_dir={paths['serving']}"], FINE_TUNE_BATCH),
+        Stage("fine-tuning from scratch", [*fine_tuning(LABELLED_DIR, f"--learning_rate={chosen['scratch'][0]:g}"),
+                                           f"--output_dir={paths['scratch']}"], FINE_TUNE_BATCH),
         Stage("serving in a fresh process", ["-c", SERVE_IN_FRESH_PROCESS, paths["serving"], json.dumps(SENTENCES)],
               after=("fine-tuning from pretrained",)),
         Stage("TF Hub export", [
@@ -125,8 +167,7 @@ def main():
     with open(log("serving in a fresh process"), encoding="utf-8") as f:
         predictions = json.loads(f.read().split("SERVED ", 1)[1].splitlines()[0])
 
-    scores = {arm: read_key_values(os.path.join(paths[arm], "eval_results.txt"))["eval_accuracy"]
-              for arm in ("classifier", "scratch")}
+    results = {arm: read_key_values(os.path.join(paths[arm], "eval_results.txt")) for arm in arms}
     print("\n=== summary")
     print(f"  built in {work}:")
     for name, what in [*pretrained.built, ("classifier", "classifier fine-tuned from it"),
@@ -137,8 +178,10 @@ def main():
         print("  " + line)
     with open(os.path.join(LABELLED_DIR, "dev.tsv"), encoding="utf-8") as f:
         dev_sentences = sum(1 for _ in f) - 1
-    print(f"  fine-tuning, same budget, dev accuracy on {dev_sentences} sentences:"
-          f"  from pretrained {scores['classifier']:.3f}   from scratch {scores['scratch']:.3f}")
+    print(f"  fine-tuning, same budget, dev accuracy on {dev_sentences} sentences (learning rate chosen on a "
+          f"slice of the train split from {', '.join(f'{r:g}' for r in rates)}):")
+    for arm, title in titles.items():
+        print(f"    {title:<16} {results[arm]['eval_accuracy']:.3f}  {fit_summary(chosen[arm], results[arm])}")
     print("  served predictions:")
     for sentence, (label, probability) in zip(SENTENCES, predictions):
         print(f"    {label:>9} ({probability:.2f})  {sentence}")

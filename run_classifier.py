@@ -48,7 +48,8 @@ from tasks.classification.task import ClassificationConfig, ClassificationTask
 from training.fine_tuning import fine_tune
 from training.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
                                   define_model_flags, define_text_flags, do_lower_case_from_flags,
-                                  model_files_from_flags, settings_from_flags)
+                                  feature_head_from_flags, model_files_from_flags,
+                                  settings_from_flags)
 from training.input_errors import reporting_input_errors
 from training.learning_rate_sweep import plan_runs, run_sweep
 from training.run_options import RunOptions, define_flags
@@ -106,6 +107,7 @@ def main(_):
                              "add --do_eval")
     reader = make_reader()
     vocab_file, encoder_config = model_files_from_flags("classification")
+    head = feature_head_from_flags(encoder_config)
     tasks = []
 
     def run_one(run):
@@ -116,7 +118,7 @@ def main(_):
             max_seq_length=FLAGS.max_seq_length, init_checkpoint=FLAGS.init_checkpoint,
             trim_padding=options.distribution_strategy != "tpu" and not options.jit_compile,
             group_by_length=FLAGS.group_by_length, fine_tune_encoder=FLAGS.fine_tune_encoder,
-            seed=run.seed)))
+            **head, seed=run.seed)))
         return fine_tune(tasks[-1], dataclasses.replace(options, output_dir=run.output_dir,
                                                         seed=run.seed),
                          settings_from_flags(learning_rate=run.learning_rate))

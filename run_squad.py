@@ -49,7 +49,8 @@ from export.export_model import fine_tune_and_export
 from tasks.question_answering.task import QuestionAnsweringConfig, QuestionAnsweringTask
 from training.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
                                   define_model_flags, define_text_flags, do_lower_case_from_flags,
-                                  model_files_from_flags, settings_from_flags)
+                                  feature_head_from_flags, model_files_from_flags,
+                                  settings_from_flags)
 from training.input_errors import reporting_input_errors
 from training.run_options import RunOptions, define_flags
 
@@ -105,7 +106,8 @@ def main(_):
         init_checkpoint=FLAGS.init_checkpoint,
         **{name: FLAGS[name].value for name in HEAD_FLAGS},
         trim_padding=options.distribution_strategy != "tpu" and not options.jit_compile,
-        fine_tune_encoder=FLAGS.fine_tune_encoder, seed=FLAGS.seed))
+        fine_tune_encoder=FLAGS.fine_tune_encoder, **feature_head_from_flags(encoder_config),
+        seed=FLAGS.seed))
     # --do_eval also writes the predictions; --do_predict also scores them when it can.
     predict = FLAGS.do_predict or FLAGS.do_eval
     fine_tune_and_export(task, options, settings_from_flags(

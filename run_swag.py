@@ -30,7 +30,8 @@ from export.export_model import fine_tune_and_export
 from tasks.multiple_choice.task import MultipleChoiceConfig, MultipleChoiceTask
 from training.flag_groups import (check_fine_tuning_flags, define_fine_tuning_flags,
                                   define_model_flags, define_text_flags, do_lower_case_from_flags,
-                                  model_files_from_flags, settings_from_flags)
+                                  feature_head_from_flags, model_files_from_flags,
+                                  settings_from_flags)
 from training.input_errors import reporting_input_errors
 from training.run_options import RunOptions, define_flags
 
@@ -60,7 +61,8 @@ def main(_):
         do_lower_case=do_lower_case_from_flags(encoder_config), max_seq_length=FLAGS.max_seq_length,
         init_checkpoint=FLAGS.init_checkpoint, skip_bad_rows=FLAGS.skip_bad_rows,
         trim_padding=options.distribution_strategy != "tpu" and not options.jit_compile,
-        fine_tune_encoder=FLAGS.fine_tune_encoder, seed=FLAGS.seed))
+        fine_tune_encoder=FLAGS.fine_tune_encoder, **feature_head_from_flags(encoder_config),
+        seed=FLAGS.seed))
     fine_tune_and_export(task, options, settings_from_flags(), FLAGS.export_dir)
 
 

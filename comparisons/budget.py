@@ -2,9 +2,15 @@
 FLOPs for the tier's steps; each system gets the whole steps that fit in it
 (its own FLOPs per step, `comparisons.flops`), a system of another size the
 steps of the one it is compared with. A few timed steps of each predict the
-pretraining time; where it exceeds the tier's allowance the budget shrinks,
-equally for all, to fit. Checkpoints fall at one interval for every system so
-that all have one at the same step (the equal-steps view)."""
+pretraining time of every seed; where it exceeds the tier's allowance the
+budget shrinks, equally for all, to fit.
+
+The equal-steps view (the papers' protocol) needs every system it compares
+to stop at the same step and the same point of its learning-rate schedule:
+a checkpoint along a longer run sits at another point of its warmup and
+decay. So each of those systems whose budget is longer than the shortest
+of them pretrains a second time for exactly that many steps
+(`equal_steps`), with a checkpoint half way (`first`)."""
 
 import dataclasses
 import math
@@ -15,16 +21,17 @@ import statistics
 class Budget:
     """`flops`: each FLOP-equal system's budget; `steps` and `step_flops` per
     system; `scale`: the share of the tier's budget left after fitting the
-    time (1: no fitting); `interval`: steps between checkpoints;
-    `equal_steps`: the step every pretrained system has a checkpoint at;
-    `predicted_seconds`: the calibrated time of each pretraining run."""
+    time (1: no fitting); `equal_steps`: the length of the equal-steps runs
+    (None: no equal-steps view at this tier); `equal_runs`: the systems that
+    pretrain again for it (the others' own run is that long);
+    `predicted_seconds`: the calibrated time of one pretraining run of each."""
 
     flops: float
     steps: dict
     step_flops: dict
     scale: float
-    interval: int
     equal_steps: int
+    equal_runs: tuple
     predicted_seconds: dict
 
     def to_json(self):
@@ -32,7 +39,12 @@ class Budget:
 
     @classmethod
     def from_json(cls, values):
-        return cls(**values)
+        return cls(**{**values, "equal_runs": tuple(values["equal_runs"])})
+
+    @property
+    def first(self):
+        """The equal-steps runs' first checkpoint: half way."""
+        return max(1, self.equal_steps // 2) if self.equal_steps else None
 
 
 def seconds_per_step(logged, batch):
@@ -55,27 +67,36 @@ def _steps(systems, step_flops, flops):
     return steps
 
 
-def plan_budget(systems, step_flops, reference, reference_steps, checkpoints, seconds=None,
+def _equal(steps, equal_systems):
+    """(equal_steps, the systems that pretrain again for it)."""
+    if not equal_systems:
+        return None, ()
+    shortest = min(steps[name] for name in equal_systems)
+    return shortest, tuple(name for name in equal_systems if steps[name] != shortest)
+
+
+def _seconds(steps, seconds, seeds, equal_steps, equal_runs):
+    """The predicted pretraining time of every seed, equal-steps runs included."""
+    return seeds * (sum(steps[name] * seconds[name] for name in steps)
+                    + sum(equal_steps * seconds[name] for name in equal_runs))
+
+
+def plan_budget(systems, step_flops, reference, reference_steps, equal_systems=(), seeds=1, seconds=None,
                 allowance=math.inf):
-    """The `Budget` of the pretrained `systems` given their `step_flops`, and
-    their calibrated `seconds` per step (None: no fitting to `allowance`)."""
+    """The `Budget` of the pretrained `systems` given their `step_flops`, the
+    systems of the equal-steps view, the pretraining `seeds` and their
+    calibrated `seconds` per step (None: no fitting to `allowance`)."""
     flops = reference_steps * step_flops[reference]
     steps = _steps(systems, step_flops, flops)
+    equal_steps, equal_runs = _equal(steps, equal_systems)
     scale = 1.0
     if seconds is not None:
-        predicted = sum(steps[name] * seconds[name] for name in steps)
+        predicted = _seconds(steps, seconds, seeds, equal_steps, equal_runs)
         if predicted > allowance:
             scale = allowance / predicted
             flops *= scale
             steps = _steps(systems, step_flops, flops)
-    fewest = min(steps[s.name] for s in systems if not s.same_steps_as)
-    interval = max(1, fewest // checkpoints)
-    return Budget(flops=flops, steps=steps, step_flops=dict(step_flops), scale=scale, interval=interval,
-                  equal_steps=interval * min(checkpoints, fewest),
+            equal_steps, equal_runs = _equal(steps, equal_systems)
+    return Budget(flops=flops, steps=steps, step_flops=dict(step_flops), scale=scale, equal_steps=equal_steps,
+                  equal_runs=equal_runs,
                   predicted_seconds={name: steps[name] * seconds[name] for name in steps} if seconds else {})
-
-
-def checkpoint_steps(budget, name):
-    """The steps a system's run saves a checkpoint at (every interval, and the last)."""
-    steps = budget.steps[name]
-    return sorted({*range(budget.interval, steps + 1, budget.interval), steps})

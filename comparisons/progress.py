@@ -2,7 +2,7 @@
 place among the units planned and the time left. A unit's estimate is its
 calibrated pretraining time, or the mean time of the finished units of its
 kind (a task's fine-tuning runs), or of all finished fine-tuning runs; with
-`fine_tuning_at_once` runs side by side, a share of it."""
+`at_once` runs side by side (every unit but the data phase's), a share of it."""
 
 import statistics
 import time
@@ -11,11 +11,11 @@ from demo.progress import format_seconds
 
 
 class Progress:
-    def __init__(self, fine_tuning_at_once=1):
+    def __init__(self, at_once=1):
         self.planned = {}  # unit -> (kind, estimate or None)
         self.finished = {}  # unit -> seconds (None: done in an earlier run)
         self.start = time.time()
-        self.fine_tuning_at_once = fine_tuning_at_once
+        self.at_once = at_once
 
     def plan(self, unit, kind, estimate=None):
         if unit not in self.planned:
@@ -35,7 +35,7 @@ class Progress:
         estimates = [(u, self._estimate(u)) for u in self.planned if u not in self.finished]
         if any(e is None for _, e in estimates):
             return None
-        return sum(e / (self.fine_tuning_at_once if u.startswith("fine_tuning/") else 1) for u, e in estimates)
+        return sum(e / (1 if self.planned[u][0] == "data" else self.at_once) for u, e in estimates)
 
     def _place(self, unit):
         return f"[{len(self.finished) + 1}/{len(self.planned)}]"

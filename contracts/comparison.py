@@ -60,7 +60,10 @@ class System:
     seed, output)` the data writer's argv, `pretraining_flags(config_file,
     shape, vocabulary)` its model and data flags of `run_pretraining.py`, and
     `flops(config, shape)` the training FLOPs of one step of `shape.batch`
-    sequences (`contracts.flops`). `pretrained_as` fine-tunes another
+    sequences (`contracts.flops`), and `optimizer_flags(learning_rate,
+    steps)` its optimizer's: each family pretrains with its original's
+    (default: BERT's AdamW at the tier's peak rate, a tenth of the steps
+    warming up, linear decay). `pretrained_as` fine-tunes another
     system's weights instead; `fine_tuning_config(config)` changes the config
     fine-tuning builds (None: the checkpoint's). `size` is "main" or "small"
     (the tier's two sizes); `same_steps_as` gives it another system's steps
@@ -76,10 +79,17 @@ class System:
     write_records: object = None
     pretraining_flags: object = None
     flops: object = None
+    optimizer_flags: object = None
     pretrained_as: str = None
     fine_tuning_config: object = None
     size: str = "main"
     same_steps_as: str = None
+
+    def optimizer_argv(self, learning_rate, steps):
+        """The pretraining optimizer's flags for a run of `steps` at the tier's `learning_rate`."""
+        if self.optimizer_flags is not None:
+            return self.optimizer_flags(learning_rate, steps)
+        return shared_optimizer(learning_rate, steps)
 
     @property
     def pretrains(self):
@@ -92,3 +102,8 @@ class System:
         if self.pretrains:
             return self.name
         return self.pretrained_as
+
+
+def shared_optimizer(learning_rate, steps):
+    """BERT's recipe: AdamW, linear warmup over a tenth of the steps, then linear decay."""
+    return [f"--learning_rate={learning_rate}", f"--num_warmup_steps={max(1, steps // 10)}"]

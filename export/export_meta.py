@@ -26,6 +26,9 @@ The contract (JSON object; runners write it with `write_export_meta`):
                             false when absent
     doc_stride              question_answering and tagging: pieces between window starts
                             (tagging's default 64)
+    tag_scheme              tagging only: "chunks" (IOB tags, served as entities) or "tags" (a
+                            plain tag set such as part of speech, served as a tag per word);
+                            null or absent (other tasks, older files): chunks for tagging
     squad                   question_answering only: {max_query_length, n_best_size, max_answer_length,
                             version_2_with_negative, null_score_diff_threshold}
     task_model              the task model's Keras config (`keras.saving.serialize_keras_object`,
@@ -77,6 +80,7 @@ class ExportMeta:
     both_orders: bool = False
     doc_stride: int = None
     squad: dict = None
+    tag_scheme: str = None
     task_model: dict = None
 
     def __post_init__(self):

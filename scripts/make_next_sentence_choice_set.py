@@ -1,7 +1,9 @@
 """Builds a small multiple-choice set a BERT can learn, for trying run_swag.py
 where SWAG itself is not at hand: given one sentence of an article, pick the
 sentence that really follows it among `num_choices - 1` random sentences from
-other articles.
+other articles, or with `--distractors=same_article` from the context's own
+article (neither the context nor the sentences either side of it), so that
+topic and genre, which set articles apart, cannot tell the true one.
 
 Input is wikitext-style text: ` = Title = ` lines start an article, other
 heading lines (` = = Section = = `) are dropped, every other non-blank line is
@@ -57,9 +59,31 @@ def sentence_pairs(article, min_words):
             if _long_enough(first, min_words) and _long_enough(second, min_words)]
 
 
-def make_examples(articles, count, num_choices, min_words, rng, id_prefix):
+def same_article_pairs(article, min_words):
+    """(sentence, the sentence after it, the article's sentences that may stand
+    in for the latter) within each paragraph: the others of `min_words` words
+    or more, without the sentence itself, the one after it or the one before
+    it (neighbours that follow on too well to be wrong), once each."""
+    sentences = [sentence for paragraph in article for sentence in paragraph]
+    starts = [0]
+    for paragraph in article:
+        starts.append(starts[-1] + len(paragraph))
+    for start, paragraph in zip(starts, article):
+        for k in range(start, start + len(paragraph) - 1):
+            context, following = sentences[k], sentences[k + 1]
+            if _long_enough(context, min_words) and _long_enough(following, min_words):
+                others = dict.fromkeys(s for j, s in enumerate(sentences)
+                                       if abs(j - k) > 1 and _long_enough(s, min_words)
+                                       and s not in (context, following))
+                yield context, following, list(others)
+
+
+def make_examples(articles, count, num_choices, min_words, rng, id_prefix, same_article=False):
     """`count` examples: context, the true next sentence among `num_choices`
-    endings (the others from other articles of `articles`), its index as label."""
+    endings (the others from other articles of `articles`, or with
+    `same_article` from its own: `same_article_pairs`), its index as label."""
+    if same_article:
+        return _same_article_examples(articles, count, num_choices, min_words, rng, id_prefix)
     pairs = [(i, pair) for i, article in enumerate(articles)
              for pair in sentence_pairs(article, min_words)]
     pool = [(i, sentence) for i, article in enumerate(articles)
@@ -74,11 +98,25 @@ def make_examples(articles, count, num_choices, min_words, rng, id_prefix):
             other, sentence = rng.choice(pool)
             if other != article and sentence not in distractors:
                 distractors.append(sentence)
-        label = rng.randrange(num_choices)
-        endings = distractors[:label] + [following] + distractors[label:]
-        examples.append({"id": f"{id_prefix}-{n}", "context": context, "endings": endings,
-                         "label": label})
+        examples.append(_example(f"{id_prefix}-{n}", context, following, distractors, rng))
     return examples
+
+
+def _same_article_examples(articles, count, num_choices, min_words, rng, id_prefix):
+    pairs = [pair for article in articles for pair in same_article_pairs(article, min_words)
+             if len(pair[2]) >= num_choices - 1]
+    if len(pairs) < count:
+        raise ValueError(f"only {len(pairs)} sentence pairs with {num_choices - 1} other sentences of their "
+                         f"article for {count} {id_prefix} examples")
+    return [_example(f"{id_prefix}-{n}", context, following, rng.sample(others, num_choices - 1), rng)
+            for n, (context, following, others) in enumerate(rng.sample(pairs, count))]
+
+
+def _example(example_id, context, following, distractors, rng):
+    """The true next sentence at a uniformly drawn place among the distractors."""
+    label = rng.randrange(len(distractors) + 1)
+    endings = distractors[:label] + [following] + distractors[label:]
+    return {"id": example_id, "context": context, "endings": endings, "label": label}
 
 
 def split_articles(articles, dev_fraction, rng):
@@ -109,6 +147,8 @@ def main(argv=None):
                         help="Share of the articles that dev examples are drawn from.")
     parser.add_argument("--min_words", type=int, default=5,
                         help="Sentences with fewer words are not used.")
+    parser.add_argument("--distractors", choices=("other_articles", "same_article"), default="other_articles",
+                        help="Where the wrong endings come from: other articles, or the context's own article.")
     parser.add_argument("--seed", type=int, default=12345)
     args = parser.parse_args(argv)
     if args.num_choices < 2:
@@ -122,7 +162,8 @@ def main(argv=None):
     train_articles, dev_articles = split_articles(articles, args.dev_fraction, rng)
     for name, part, count in (("train", train_articles, args.num_train),
                               ("dev", dev_articles, args.num_dev)):
-        examples = make_examples(part, count, args.num_choices, args.min_words, rng, name)
+        examples = make_examples(part, count, args.num_choices, args.min_words, rng, name,
+                                 same_article=args.distractors == "same_article")
         write_jsonl(os.path.join(args.output_dir, f"{name}.jsonl"), examples)
         print(f"{name}: {len(examples)} examples from {len(part)} articles")
 

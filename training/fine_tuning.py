@@ -3,6 +3,12 @@
 split with linear warmup and decay, evaluate every dev split into
 `eval_results.txt` (or the task's `eval_results_file`) and TensorBoard
 (`<output_dir>/eval`), and write the test predictions.
+
+A run that trains also records whether it learned (`trainability`): beside
+the dev metrics, `train_loss` (the task's own loss over the last tenth of the
+steps) and `prior_loss` (the task's loss of the best constant predictor on
+the train split), and a warning when the first has not fallen below
+`LEFT_PRIOR` times the second.
 """
 
 import dataclasses
@@ -12,6 +18,7 @@ import os
 import tensorflow as tf
 from absl import logging
 
+from training.label_prior import LEFT_PRIOR, left_prior
 from training.optimization import OptimizerConfig
 from training.trainer import Trainer, write_results
 from utils.files import atomic_write_text
@@ -65,6 +72,23 @@ def train_epochs(trainer, task, settings):
         num_warmup_steps=int(steps * settings.warmup_proportion)))
 
 
+def trainability(trainer, task):
+    """{"train_loss", "prior_loss"} of a trained run (train_loss left out when
+    the trainer saw none of its last steps: resumed past them from a checkpoint
+    that does not record them); logs a warning when it stayed at the prior."""
+    record = {"prior_loss": task.prior_loss()}
+    train_loss = trainer.train_loss()
+    if train_loss is not None:
+        record["train_loss"] = train_loss
+        if not left_prior(record):
+            logging.warning(
+                "The run did not leave the label prior: its training loss %.4f (the last tenth of "
+                "its steps) is not below %g x %.4f, the loss of the best constant predictor on the "
+                "train split", train_loss, LEFT_PRIOR, record["prior_loss"])
+    logging.info("Trainability: %s", record)
+    return record
+
+
 def fine_tune(task, options, settings):
     """Trains, evaluates and predicts as `settings` say; returns a `RunResult`."""
     trainer = Trainer(task, options)
@@ -75,8 +99,10 @@ def fine_tune(task, options, settings):
             predicted[split] = trainer.predict(settings.predict_batch_size, split=split)
         return predicted[split]
 
+    trained = {}
     if settings.do_train:
         train_epochs(trainer, task, settings)
+        trained = trainability(trainer, task)
     results = {}
     if settings.do_eval:
         for split in task.eval_splits:
@@ -91,6 +117,7 @@ def fine_tune(task, options, settings):
                 results["loss"] = split_results["loss"]
             results.update({prefix + k: v for k, v in split_results.items()})
             logging.info("%s: %s", split, split_results)
+        results.update(trained)
         if trainer.is_chief:
             written.append(_write_eval_results(output_dir, task.eval_results_file, results))
     if settings.do_predict:

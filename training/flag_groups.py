@@ -10,11 +10,12 @@ then its task's own flags.
                              learning_rate (pretraining and fine-tuning)
     define_fine_tuning_flags the training flags and data_dir, do_predict,
                              predict_batch_size, num_train_epochs, warmup_proportion,
-                             skip_bad_rows, fine_tune_encoder, export_dir
+                             skip_bad_rows, fine_tune_encoder, lstm_units, lstm_layers,
+                             export_dir
     define_export_flag       export_dir (also for the export command lines)
 
-`model_files_from_flags`, `do_lower_case_from_flags` and `settings_from_flags`
-read them back;
+`model_files_from_flags`, `do_lower_case_from_flags`, `feature_head_from_flags`
+and `settings_from_flags` read them back;
 `check_fine_tuning_flags` makes the usage checks every fine-tuning runner makes.
 """
 
@@ -85,6 +86,8 @@ def define_fine_tuning_flags(unit="Examples", train_batch_size=32, learning_rate
                              eval_batch_size=True, skip_bad_rows=False, export_help=""):
     """The training flags and what fine-tuning adds; `data_dir=None` leaves that
     flag out (SQuAD names its files)."""
+    eval_help += (" With --do_train also train_loss (the task's loss over the last tenth of the "
+                  "steps) and prior_loss (the best constant predictor's on the train split).")
     define_training_flags(unit, train_batch_size, learning_rate, eval_help=eval_help,
                           eval_batch_size=eval_batch_size)
     if data_dir:
@@ -100,6 +103,11 @@ def define_fine_tuning_flags(unit="Examples", train_batch_size=32, learning_rate
     flags.DEFINE_bool("fine_tune_encoder", False, "A feature-based family (ELMo): train the encoder "
                       "too, instead of keeping it frozen under its learned layer mix and task "
                       "BiLSTM. Other families always fine-tune theirs.")
+    flags.DEFINE_integer("lstm_units", None, "Units per direction of a feature-based head's task "
+                         "BiLSTM (a feature-based family's, as ELMo's: default its record's, 200; "
+                         "run_ner.py's --feature_based tagger: 768).", lower_bound=1)
+    flags.DEFINE_integer("lstm_layers", None, "Layers of that BiLSTM (default 2, or the family "
+                         "record's).", lower_bound=1)
     define_export_flag("Write the serving SavedModel here after training"
                        + (f": {export_help}" if export_help else ".") + f" {EXPORT_DIR_HELP}")
 
@@ -158,6 +166,20 @@ def do_lower_case_from_flags(config):
     if FLAGS["do_lower_case"].present:
         return FLAGS.do_lower_case
     return registry.text_side_type(registry.family_of(config).name).do_lower_case_default
+
+
+def feature_head_from_flags(encoder_config, feature_based=False, flag_values=FLAGS):
+    """{"lstm_units", "lstm_layers"} of --lstm_units and --lstm_layers (None when
+    left out). Given for a model without a task BiLSTM (a family that is not
+    feature-based, unless the runner's `feature_based` model is asked for) they
+    are a usage error, not ignored."""
+    head = {name: flag_values[name].value for name in ("lstm_units", "lstm_layers")}
+    given = [f"--{name}" for name, value in head.items() if value is not None]
+    family = registry.family_of(encoder_config)
+    if given and not (feature_based or family.feature_based):
+        raise app.UsageError(f"{' and '.join(given)} size a feature-based head's task BiLSTM; the "
+                             f"{family.name} family is fine-tuned under a dense head")
+    return head
 
 
 def settings_from_flags(**overrides):

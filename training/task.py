@@ -25,6 +25,9 @@ and a `FineTuningTask` adds:
 
     eval_splits, test_splits                 the splits `--do_eval` / `--do_predict` read
     num_examples(split)                      examples one epoch over the split trains on
+    prior_loss()                             `loss` of the best constant predictor on the train
+                                             split (the label prior's), the floor a run that
+                                             learned must fall below
     write_predictions(split, predictions, output_dir)
                                              the prediction files; returns their paths
     export_meta()                            the `ExportMeta` of the fine-tuned model,
@@ -88,7 +91,7 @@ class Task(abc.ABC):
         """What training minimises: `loss` plus the auxiliary loss a family's
         encoder adds through the task model (`auxiliary_loss` [batch], already
         weighted: GPT's language-model loss times `lm_coef`). Evaluation
-        reports `loss` alone."""
+        reports `loss` alone, and the trainer logs it apart as `task_loss`."""
         loss = self.loss(labels, outputs)
         if "auxiliary_loss" in outputs:
             loss += ops.cast(outputs["auxiliary_loss"], loss.dtype)
@@ -156,6 +159,13 @@ class FineTuningTask(Task):
     def write_predictions(self, split, predictions, output_dir):
         """Writes `split`'s prediction file(s) into `output_dir` from what the
         trainer's predict loop gathered; returns the list of paths written."""
+
+    @abc.abstractmethod
+    def prior_loss(self):
+        """The mean `loss` over the train split of the best predictor that
+        ignores its input (`training.label_prior`: cross-entropy: the entropy of
+        the labels as the loss weights them; squared error: their variance).
+        A training loss that stays near it learned only the label prior."""
 
     def task_model_config(self):
         """The Keras config of the model `build_model` makes, for `export_meta.json`:

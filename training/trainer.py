@@ -8,13 +8,15 @@ one_device, mirrored, multi_worker_mirrored and TPU strategies.
 
 Checkpoints hold the model (a dict keyed by `variable.path`, the layout
 `checkpoints.loader` reads), the optimizer, the step, the dropout RNG state and
-the input iterator, and the state a task carries from step to step
-(`Task.initial_state`, XLNet's memory), so a killed run restarted with the
+the input iterator, the state a task carries from step to step
+(`Task.initial_state`, XLNet's memory) and the task's loss over the run's last
+steps (`training.train_loss_tail`), so a killed run restarted with the
 same command continues as if it had not stopped. A missing or damaged newest checkpoint is skipped
 for the one before (`utils/checkpoint_files.py`); the chief holds a lock on
 output_dir so that two runs cannot interleave their files there.
 """
 
+import math
 import os
 import shutil
 import time
@@ -26,6 +28,7 @@ from absl import logging
 
 from training.step_state import StepState
 from training.task import Task
+from training.train_loss_tail import TrainLossTail, tail_start
 from utils.checkpoint_files import remove_temporary_saves, restore_newest
 from utils.files import atomic_write_text
 from utils.output_dir_lock import lock_output_dir
@@ -41,7 +44,10 @@ class Trainer:
     `grad_accum_steps` micro-batches and over the replicas, so changing either
     leaves the arithmetic unchanged. The loss is the mean of the task's
     per-example losses over that batch, plus the model's Keras regularization
-    losses (`model.losses`: ELMo's L2 on its scalar mix) once per batch.
+    losses (`model.losses`: ELMo's L2 on its scalar mix) once per batch. The
+    task's own loss (`Task.loss`, without the auxiliary or regularization
+    losses) is logged apart as `task_loss` where it differs, and its mean over
+    the last tenth of the steps is `train_loss()`.
 
     Example:
     >>> trainer = Trainer(task, RunOptions(output_dir="/tmp/run"))
@@ -64,6 +70,7 @@ class Trainer:
             self.model = task.build_model()
             self.metrics = task.build_metrics()
             self.global_step = tf.Variable(0, dtype=tf.int64, trainable=False, name="global_step")
+        self._loss_tail = TrainLossTail()
         self._weights_ready = False
         self._inference_steps = {}
 
@@ -157,7 +164,8 @@ class Trainer:
         return state
 
     def _make_train_loop(self, optimizer, batch_size, state):
-        """A `tf.function(iterator, num_steps)` running `num_steps` updates."""
+        """A `tf.function(iterator, num_steps)` running `num_steps` updates; it
+        returns their mean training loss and mean task loss."""
         model, task, strategy = self.model, self.task, self.strategy
         variables = model.trainable_variables
         scale_loss = self.options.mixed_precision == "fp16"
@@ -173,22 +181,25 @@ class Trainer:
                     loss += tf.add_n([tf.cast(l, loss.dtype) for l in model.losses]) * (rows / batch_size)
                 scaled = optimizer.scale_loss(loss) if scale_loss else loss
             grads = tape.gradient(scaled, variables)
+            task_loss = tf.reduce_sum(task.loss(labels, outputs)) / batch_size
             # Dense: embedding gradients come as IndexedSlices with repeated rows,
             # which neither add up across micro-batches nor give the true global norm.
-            return loss, [None if g is None else tf.convert_to_tensor(g) for g in grads], outputs, carried
+            return (loss, task_loss, [None if g is None else tf.convert_to_tensor(g) for g in grads],
+                    outputs, carried)
 
         if self.options.jit_compile:
             forward_backward = tf.function(forward_backward, jit_compile=True)
 
         def replica_step(micro_batches):
-            total_loss, total_grads = 0.0, None
+            total_loss, total_task_loss, total_grads = 0.0, 0.0, None
             for i, (features, labels) in enumerate(micro_batches):
                 carried = None if state is None else state.read(i)
-                loss, grads, outputs, carried = forward_backward(features, labels, carried)
+                loss, task_loss, grads, outputs, carried = forward_backward(features, labels, carried)
                 if state is not None:
                     state.write(i, carried)
                 task.update_metrics(self.metrics, labels, outputs)
                 total_loss += loss
+                total_task_loss += task_loss
                 total_grads = grads if total_grads is None else [
                     None if a is None else a + b for a, b in zip(total_grads, grads)]
             # Variables without a gradient (the pooler when there is no NSP head) stay put.
@@ -197,18 +208,21 @@ class Trainer:
             grads = tf.distribute.get_replica_context().all_reduce(
                 tf.distribute.ReduceOp.SUM, [g for g, _ in pairs])
             optimizer.apply(grads, [v for _, v in pairs])
-            return total_loss
+            return total_loss, total_task_loss
 
         @tf.function
         def train_loop(iterator, num_steps):
-            loss_sum = tf.constant(0.0)
+            loss_sum, task_loss_sum = tf.constant(0.0), tf.constant(0.0)
             for _ in tf.range(num_steps):
                 micro_batches = [self._replica_slices(next(iterator), rows)
                                  for _ in range(self.options.grad_accum_steps)]
-                loss = strategy.run(replica_step, args=(micro_batches,))
+                loss, task_loss = strategy.run(replica_step, args=(micro_batches,))
+                task_loss = strategy.reduce(tf.distribute.ReduceOp.SUM, task_loss, axis=None)
                 loss_sum += strategy.reduce(tf.distribute.ReduceOp.SUM, loss, axis=None)
+                task_loss_sum += task_loss
+                self._loss_tail.add(self.global_step, task_loss)
                 self.global_step.assign_add(1)
-            return loss_sum / tf.cast(num_steps, tf.float32)
+            return loss_sum / tf.cast(num_steps, tf.float32), task_loss_sum / tf.cast(num_steps, tf.float32)
 
         return train_loop
 
@@ -242,6 +256,10 @@ class Trainer:
         checkpoint = self._checkpoint(keras_optimizer, iterator)
         self._restore_or_initialize(checkpoint, partial=False)
         state = self._step_state(batch_size, checkpoint)
+        # Attached after the restore, as the step state: it takes the value the checkpoint
+        # resumed holds (checkpoints written before it hold none: it counts from the resume).
+        checkpoint.train_loss_tail = self._loss_tail
+        self._loss_tail.start(tail_start(num_steps))
         manager = self._manager(checkpoint)
         train_loop = self._make_train_loop(keras_optimizer, batch_size, state)
         writer = (tf.summary.create_file_writer(os.path.join(self.options.output_dir, "train"))
@@ -252,30 +270,40 @@ class Trainer:
             logging.info("Already trained to step %d of %d", step, num_steps)
             return records
         logging.info("Training from step %d to %d, batch %d", step, num_steps, batch_size)
-        # Mean loss and examples/s over each log interval; saving is not training time.
-        interval_loss, interval_steps, interval_seconds = 0.0, 0, 0.0
+        # Mean losses and examples/s over each log interval; saving is not training time.
+        interval_loss, interval_task_loss, interval_steps, interval_seconds = 0.0, 0.0, 0, 0.0
         while step < num_steps:
             chunk = _steps_to_boundary(step, num_steps, self.options.steps_per_loop,
                                        self.options.log_steps, self.options.save_checkpoints_steps)
             start = time.perf_counter()
-            loss = float(train_loop(iterator, tf.constant(chunk, tf.int32)))
+            loss, task_loss = (float(v) for v in train_loop(iterator, tf.constant(chunk, tf.int32)))
             interval_seconds += time.perf_counter() - start
             interval_loss, interval_steps = interval_loss + loss * chunk, interval_steps + chunk
+            interval_task_loss += task_loss * chunk
             step += chunk
             if step % self.options.log_steps == 0 or step == num_steps:
                 records.append(self._log(
-                    step, interval_loss / interval_steps, keras_optimizer, writer,
-                    interval_steps * batch_size / max(interval_seconds, 1e-9)))
-                interval_loss, interval_steps, interval_seconds = 0.0, 0, 0.0
+                    step, interval_loss / interval_steps, interval_task_loss / interval_steps,
+                    keras_optimizer, writer, interval_steps * batch_size / max(interval_seconds, 1e-9)))
+                interval_loss, interval_task_loss, interval_steps, interval_seconds = 0.0, 0.0, 0, 0.0
             if step % self.options.save_checkpoints_steps == 0 or step == num_steps:
                 self._save(manager)
         writer.flush()
         return records
 
-    def _log(self, step, loss, optimizer, writer, examples_per_second):
+    def train_loss(self):
+        """The mean task loss (`Task.loss` alone) over the last tenth of the
+        steps `train` ran to (`training.train_loss_tail`), also when they ran
+        before a resume; None before `train` or when no step of them was seen."""
+        return self._loss_tail.mean()
+
+    def _log(self, step, loss, task_loss, optimizer, writer, examples_per_second):
         if not np.isfinite(loss):
             raise FloatingPointError(f"training loss is {loss} at step {step}")
-        record = {"step": step, "loss": loss,
+        # The task's own loss, where an auxiliary or regularization loss joins it (not
+        # where only rounding differs: ELMo's pretraining rescales its loss's gradient).
+        own = {} if math.isclose(task_loss, loss, rel_tol=1e-6) else {"task_loss": task_loss}
+        record = {"step": step, "loss": loss, **own,
                   **{m.name: float(m.result()) for m in self.metrics},
                   "learning_rate": float(optimizer.learning_rate),
                   "examples_per_second": examples_per_second}

@@ -2,10 +2,10 @@
 of its Table 7, used as its paper and this family's default use it: the biLM
 frozen, a learned scalar mix of its layers, a task BiLSTM (the family's
 `FeatureBased`). Pretrained as `run_pretraining.py --model=elmo` runs it, on
-windows of `create_pretraining_data.py --model=elmo`, with the shared optimizer and
-learning rate of the other systems (`--optimizer=adamw`, not the original's
-Adagrad at 0.2) and the full softmax where the vocabulary is no larger than
-the original's 8,192 sampled words.
+windows of `create_pretraining_data.py --model=elmo`, with the original's optimizer
+(Adagrad at 0.2, accumulators from 1, no warmup, gradients clipped at 10)
+and the full softmax where the vocabulary is no larger than the original's
+8,192 sampled words.
 
 Its vocabulary is of words (`build_vocab.py --model=elmo`, the same size as the
 others' subword vocabularies, its three special tokens included): it sizes
@@ -51,8 +51,12 @@ def write_records(corpus, vocabulary, shape, seed, output):
 
 def pretraining_flags(config_file, shape, vocabulary):
     return ["--model=elmo", f"--options_file={config_file}", f"--vocab_file={vocabulary}",
-            f"--unroll_steps={shape.seq_length}", f"--n_negative_samples_batch={_sampled(shape)}",
-            "--optimizer=adamw"]
+            f"--unroll_steps={shape.seq_length}", f"--n_negative_samples_batch={_sampled(shape)}"]
+
+
+def optimizer_flags(learning_rate, steps):
+    """None: the original's Adagrad (`run_pretraining.py --model=elmo` without `--optimizer`)."""
+    return []
 
 
 def flops(config, shape):
@@ -61,5 +65,5 @@ def flops(config, shape):
 
 SYSTEMS = (
     System("elmo", "ELMo", "elmo", VOCABULARY, config, records="elmo", write_records=write_records,
-           pretraining_flags=pretraining_flags, flops=flops),
+           pretraining_flags=pretraining_flags, flops=flops, optimizer_flags=optimizer_flags),
 )

@@ -8,7 +8,7 @@ special tokens fine-tuning adds counted in it)."""
 import glob
 import os
 
-from contracts.comparison import System, Vocabulary
+from contracts.comparison import System, Vocabulary, shared_optimizer
 from families.gpt.bpe import SPECIAL_TOKENS
 from families.gpt.config import GPTConfig
 from families.gpt.flops import pretraining_flops
@@ -50,12 +50,16 @@ def write_records(corpus, vocabulary, shape, seed, output):
 
 
 def pretraining_flags(config_file, shape, vocabulary):
-    """The original's optimizer (bias-corrected Adam, cosine decay), as the main
-    job's: with the shared one (no bias correction) at the cpu tier's 2e-3, GPT
-    stayed at the unigram plateau (held-out perplexity 557) for all its 578
-    steps; with Adam it was at 187 after 300."""
     return ["--model=gpt", f"--bert_config_file={config_file}", f"--max_seq_length={shape.seq_length}",
-            f"--vocab_file={vocabulary}", "--optimizer=adam", "--learning_rate_schedule=cosine"]
+            f"--vocab_file={vocabulary}"]
+
+
+def optimizer_flags(learning_rate, steps):
+    """The original's optimizer (bias-corrected Adam, warmup then cosine decay),
+    as the main job's: with BERT's (no bias correction) at the cpu tier's 2e-3,
+    GPT stayed at the unigram plateau (held-out perplexity 557) for all its 578
+    steps; with Adam it was at 187 after 300."""
+    return ["--optimizer=adam", "--learning_rate_schedule=cosine", *shared_optimizer(learning_rate, steps)]
 
 
 def flops(config, shape):
@@ -64,5 +68,5 @@ def flops(config, shape):
 
 SYSTEMS = (
     System("gpt", "OpenAI GPT", "gpt", VOCABULARY, config, records="gpt", write_records=write_records,
-           pretraining_flags=pretraining_flags, flops=flops),
+           pretraining_flags=pretraining_flags, flops=flops, optimizer_flags=optimizer_flags),
 )

@@ -2,9 +2,11 @@
 and segment recurrence, the size of BERT's systems. Pretrained as
 `run_pretraining.py --model=xlnet` runs it, on records of
 `create_pretraining_data.py --model=xlnet`, over a SentencePiece model of
-`build_vocab.py --model=xlnet` (cased, as the released XLNets)."""
+`build_vocab.py --model=xlnet` (cased, as the released XLNets), with the
+original's optimizer (`train_gpu.py` at its default `weight_decay=0`: TF1's
+bias-corrected `AdamOptimizer`, linear warmup and decay)."""
 
-from contracts.comparison import System, Vocabulary
+from contracts.comparison import System, Vocabulary, shared_optimizer
 from families.xlnet.config import XLNetConfig
 from families.xlnet.flops import pretraining_flops
 
@@ -37,11 +39,15 @@ def pretraining_flags(config_file, shape, vocabulary):
             f"--num_predict={shape.predictions}", f"--mem_len={_reuse_len(shape)}", "--nobi_data"]
 
 
+def optimizer_flags(learning_rate, steps):
+    return ["--optimizer=adam", *shared_optimizer(learning_rate, steps)]
+
+
 def flops(config, shape):
     return pretraining_flops(config, shape.seq_length, shape.predictions, shape.batch)
 
 
 SYSTEMS = (
     System("xlnet", "XLNet", "xlnet", VOCABULARY, config, records="xlnet", write_records=write_records,
-           pretraining_flags=pretraining_flags, flops=flops),
+           pretraining_flags=pretraining_flags, flops=flops, optimizer_flags=optimizer_flags),
 )

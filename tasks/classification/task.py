@@ -22,6 +22,7 @@ from tasks.classification.features import cached_tfrecord, input_shapes, parse_b
 from tasks.classification.metrics import compute_metrics
 from tasks.classification.model import FeatureBasedClassifier, SequenceClassifier
 from tasks.classification.submission import write_submission
+from training.label_prior import prior_cross_entropy, prior_squared_error
 from training.task import FineTuningTask
 
 _SHUFFLE_BUFFER = 100_000
@@ -47,6 +48,8 @@ class ClassificationConfig:
     trim_padding: bool = True  # batches as long as their longest example; off for TPU / XLA
     group_by_length: bool = False  # training batches of similar lengths (less padding)
     fine_tune_encoder: bool = False  # a feature-based family (ELMo): train its encoder too
+    lstm_units: int = None  # a feature-based family's task BiLSTM (default: its record's)
+    lstm_layers: int = None
     seed: int = 12345
 
 
@@ -122,6 +125,14 @@ class ClassificationTask(FineTuningTask):
                 self.reader.label_list, self.both_orders)
         return self._files[split]
 
+    def prior_loss(self):
+        """Classification: the entropy of the train labels; regression: their variance."""
+        examples = self.split_data("train").examples
+        if self.is_regression:
+            return prior_squared_error([float(e.label) for e in examples])
+        ids = {label: i for i, label in enumerate(self.reader.label_list)}
+        return prior_cross_entropy([ids[e.label] for e in examples])
+
     def build_model(self):
         dropout = self.config.dropout_rate
         if dropout is None:
@@ -129,6 +140,8 @@ class ClassificationTask(FineTuningTask):
         encoder = build_encoder(self.config.encoder_config)
         if feature_based(encoder):
             return FeatureBasedClassifier(encoder, self.num_outputs, dropout_rate=dropout,
+                                          lstm_units=self.config.lstm_units,
+                                          lstm_layers=self.config.lstm_layers,
                                           fine_tune_encoder=self.config.fine_tune_encoder)
         return SequenceClassifier(encoder, self.num_outputs, dropout_rate=dropout,
                                   both_orders=self.both_orders)

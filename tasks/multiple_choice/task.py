@@ -24,6 +24,7 @@ from tasks.multiple_choice.model import FeatureBasedMultipleChoice, MultipleChoi
 from tasks.multiple_choice.predictions import write_predictions
 from tasks.multiple_choice.swag_reader import read_multiple_choice_file
 from training.array_dataset import array_dataset
+from training.label_prior import prior_cross_entropy
 from training.task import FineTuningTask
 
 SPLIT_NAMES = {"train": ("train",), "dev": ("val", "dev"), "test": ("test",)}
@@ -57,6 +58,8 @@ class MultipleChoiceConfig:
     skip_bad_rows: bool = False
     trim_padding: bool = True  # batches as long as their longest choice; off for TPU / XLA
     fine_tune_encoder: bool = False  # a feature-based family (ELMo): train its encoder too
+    lstm_units: int = None  # a feature-based family's task BiLSTM (default: its record's)
+    lstm_layers: int = None
     seed: int = 12345
 
 
@@ -104,6 +107,10 @@ class MultipleChoiceTask(FineTuningTask):
             self._features[split] = features
         return self._features[split]
 
+    def prior_loss(self):
+        """The entropy of the gold choice's position over the train examples."""
+        return prior_cross_entropy(self.features("train").labels)
+
     def build_model(self):
         dropout = self.config.dropout_rate
         if dropout is None:
@@ -111,6 +118,8 @@ class MultipleChoiceTask(FineTuningTask):
         encoder = build_encoder(self.config.encoder_config)
         if feature_based(encoder):
             return FeatureBasedMultipleChoice(encoder, dropout_rate=dropout,
+                                              lstm_units=self.config.lstm_units,
+                                              lstm_layers=self.config.lstm_layers,
                                               fine_tune_encoder=self.config.fine_tune_encoder)
         return MultipleChoiceClassifier(encoder, dropout_rate=dropout)
 

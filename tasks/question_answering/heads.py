@@ -15,6 +15,7 @@ from modeling.encoder_interface import build_encoder
 from modeling.feature_based_models import feature_based
 from tasks.question_answering.answers import postprocess, predict_example
 from tasks.question_answering.model import FeatureBasedSpanLabeler, SpanLabeler
+from training.label_prior import prior_cross_entropy
 
 OFFICIAL_NA_PROB_THRESH = 1.0  # the official v2.0 script's default
 
@@ -22,6 +23,13 @@ OFFICIAL_NA_PROB_THRESH = 1.0  # the official v2.0 script's default
 def cross_entropy(positions, log_probs):
     """-log p(position) per row."""
     return -ops.squeeze(ops.take_along_axis(log_probs, ops.expand_dims(positions, -1), axis=1), -1)
+
+
+def start_end_prior(labels):
+    """The mean of the start and end cross-entropies at their best constant
+    predictions: the mean entropy of the start and of the end positions."""
+    return (prior_cross_entropy(labels["start_positions"])
+            + prior_cross_entropy(labels["end_positions"])) / 2.0
 
 
 class StartEndHead:
@@ -44,7 +52,10 @@ class StartEndHead:
         """BERT's span labeler, or a feature-based family's (ELMo: its BiLSTM span head)."""
         encoder = build_encoder(self.config.encoder_config)
         if feature_based(encoder):
-            return FeatureBasedSpanLabeler(encoder, fine_tune_encoder=self.config.fine_tune_encoder)
+            config = self.config
+            return FeatureBasedSpanLabeler(encoder, lstm_units=config.lstm_units,
+                                           lstm_layers=config.lstm_layers,
+                                           fine_tune_encoder=config.fine_tune_encoder)
         return SpanLabeler(encoder)
 
     def inputs(self, features, training):
@@ -62,6 +73,11 @@ class StartEndHead:
             labels["end_positions"], ops.cast(outputs["end_logits"], "float32"),
             from_logits=True)
         return (start + end) / 2.0
+
+    def prior_loss(self, labels):
+        """`loss` of the best constant prediction of `labels` (`labels(features)` of
+        the train windows): `start_end_prior`."""
+        return start_end_prior(labels)
 
     def answers(self, examples, features, raw, postprocess_config):
         results = {int(uid): (start, end) for uid, start, end in zip(

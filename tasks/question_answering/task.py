@@ -60,6 +60,8 @@ class QuestionAnsweringConfig:
     end_n_top: int = 5
     trim_padding: bool = True  # inference batches as long as their longest window; off for TPU / XLA
     fine_tune_encoder: bool = False  # a feature-based family (ELMo): train its encoder too
+    lstm_units: int = None  # a feature-based family's task BiLSTM (default: its record's)
+    lstm_layers: int = None
     seed: int = 12345
 
     def __post_init__(self):
@@ -144,6 +146,11 @@ class QuestionAnsweringTask(FineTuningTask):
     def num_examples(self, split):
         """Windows, what one pass over the split trains on."""
         return len(self.split(split).features)
+
+    def prior_loss(self):
+        """The head's loss of the best constant prediction of the train windows'
+        labels (BERT's: the mean entropy of the start and end positions)."""
+        return self.head.prior_loss(self.head.labels(self.split("train").features))
 
     def build_model(self):
         return self.head.build_model()

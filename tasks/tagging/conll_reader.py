@@ -1,13 +1,16 @@
 """Token/tag files in the CoNLL layout: one token per line, sentences between blank lines.
 
 CoNLL-2003 lines are `word POS chunk NER`; any file whose first column is the
-word and one column (by default the last) an IOB tag reads the same way, and
-the columns in between are ignored. `-DOCSTART-` lines start a new document
-(the unit of document context). Tags may be IOB1 (the original CoNLL-2003
-release: `I-` opens a chunk, `B-` only separates two adjacent chunks of one
-type) or IOB2 (every chunk opens with `B-`); sentences come out in IOB2,
-which is what the tagger learns, and both describe the same chunks, so
-conlleval scores them alike.
+word and one column (by default the last) a tag reads the same way, and the
+other columns are ignored. `-DOCSTART-` lines start a new document (the unit
+of document context).
+
+Two tag schemes (`TAG_SCHEMES`). "chunks" (NER, CoNLL-2003's chunk column):
+IOB tags, IOB1 (the original CoNLL-2003 release: `I-` opens a chunk, `B-` only
+separates two adjacent chunks of one type) or IOB2 (every chunk opens with
+`B-`); sentences come out in IOB2, which is what the tagger learns, and both
+describe the same chunks, so conlleval scores them alike. "tags" (CoNLL-2003's
+part-of-speech column): a plain tag set, read as it is, any tag allowed.
 
 Example:
 >>> sentences = read_tagged_file("conll2003/train.txt")
@@ -20,6 +23,7 @@ import re
 
 DOCSTART = "-DOCSTART-"
 OUTSIDE = "O"
+TAG_SCHEMES = ("chunks", "tags")
 CHUNK_PREFIXES = ("B", "I")
 # Only ASCII blanks separate columns: a token such as U+00A0 or U+200B stays a token.
 _COLUMN_SEPARATOR = re.compile(r"[ \t\r\n]+")
@@ -31,7 +35,8 @@ class TaggedFileError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class TaggedSentence:
-    """One sentence: its words, their IOB2 tags, its document and the line of its first word."""
+    """One sentence: its words, their tags (IOB2 for chunks), its document and the line of its
+    first word."""
 
     words: tuple
     tags: tuple
@@ -71,10 +76,19 @@ def labels_from_types(chunk_types):
     return [OUTSIDE] + [f"{p}-{t}" for t in sorted(set(chunk_types)) for p in CHUNK_PREFIXES]
 
 
-def labels_from_sentences(sentences):
-    """Every label the data can need: both B- and I- of each chunk type it holds."""
+def labels_from_sentences(sentences, scheme="chunks"):
+    """Every label the data can need: chunks: both B- and I- of each chunk type
+    it holds; tags: every tag it holds, sorted."""
+    _check_scheme(scheme)
+    if scheme == "tags":
+        return sorted({tag for s in sentences for tag in s.tags})
     return labels_from_types(split_tag(tag)[1] for s in sentences for tag in s.tags
                              if tag != OUTSIDE)
+
+
+def _check_scheme(scheme):
+    if scheme not in TAG_SCHEMES:
+        raise ValueError(f"tag scheme {scheme!r} is not one of {TAG_SCHEMES}")
 
 
 def check_labels(sentences, labels):
@@ -86,20 +100,24 @@ def check_labels(sentences, labels):
                 raise TaggedFileError(f"{sentence.where(i)}: tag {tag!r} is not one of {list(labels)}")
 
 
-def read_tagged_file(path, tag_column=-1):
-    """All non-empty sentences of `path`, tags converted to IOB2.
+def read_tagged_file(path, tag_column=-1, scheme="chunks"):
+    """All non-empty sentences of `path`; chunk tags converted to IOB2, plain
+    tags (`scheme="tags"`) as they are.
 
     `tag_column` picks the tag among the whitespace-separated columns (word
-    first; CoNLL-2003's NER tag is the last). Raises `TaggedFileError` naming
-    `file:line` for a line with one column, a missing tag column or a non-IOB
-    tag, and naming the file when it holds no sentence.
+    first; CoNLL-2003's NER tag is the last, its POS tag column 1 and its chunk
+    tag column 2). Raises `TaggedFileError` naming `file:line` for a line with
+    one column, a missing tag column or (chunks) a non-IOB tag, and naming the
+    file when it holds no sentence.
     """
+    _check_scheme(scheme)
+    chunks = scheme == "chunks"
     sentences, words, tags, document, start = [], [], [], 0, None
 
     def close_sentence():
         if words:
-            sentences.append(
-                TaggedSentence(tuple(words), tuple(to_iob2(tags)), document, path, start))
+            sentences.append(TaggedSentence(tuple(words), tuple(to_iob2(tags) if chunks else tags),
+                                            document, path, start))
         words.clear()
         tags.clear()
 
@@ -127,10 +145,11 @@ def read_tagged_file(path, tag_column=-1):
                     f"{where}: no tag column {tag_column} in {len(columns)} columns") from None
             if tag_column % len(columns) == 0:
                 raise TaggedFileError(f"{where}: tag column {tag_column} is the word column")
-            try:
-                split_tag(tag)
-            except ValueError as e:
-                raise TaggedFileError(f"{where}: {e}") from None
+            if chunks:
+                try:
+                    split_tag(tag)
+                except ValueError as e:
+                    raise TaggedFileError(f"{where}: {e}") from None
             if not words:
                 start = line_no
             words.append(columns[0])

@@ -55,8 +55,10 @@ class EntityScores(ChunkCounts):
         return self.correct_tags / self.tokens if self.tokens else 0.0
 
     def as_dict(self):
-        """Flat metrics for logs and eval_results.txt: overall, then `<TYPE>_f1` etc."""
-        out = {"precision": self.precision, "recall": self.recall, "f1": self.f1}
+        """Flat metrics for logs and eval_results.txt: overall (and token
+        accuracy), then `<TYPE>_f1` etc."""
+        out = {"precision": self.precision, "recall": self.recall, "f1": self.f1,
+               "accuracy": self.accuracy}
         for chunk_type, counts in sorted(self.per_type.items()):
             out.update({f"{chunk_type}_precision": counts.precision,
                         f"{chunk_type}_recall": counts.recall, f"{chunk_type}_f1": counts.f1})
@@ -67,18 +69,31 @@ def _chunks(tags):
     return {(chunk_type, start, end) for chunk_type, start, end in get_entities(list(tags))}
 
 
-def entity_scores(gold_sequences, predicted_sequences):
-    """`EntityScores` over sentences of tags (lists of str), gold and predicted aligned."""
+def tag_counts(gold_sequences, predicted_sequences):
+    """(words, words tagged as gold) over sentences of tags, gold and predicted aligned."""
     if len(gold_sequences) != len(predicted_sequences):
         raise ValueError(f"{len(gold_sequences)} gold sentences but "
                          f"{len(predicted_sequences)} predicted")
-    counts = collections.defaultdict(collections.Counter)
-    tokens = correct_tags = 0
+    tokens = correct = 0
     for i, (gold, predicted) in enumerate(zip(gold_sequences, predicted_sequences)):
         if len(gold) != len(predicted):
             raise ValueError(f"sentence {i}: {len(gold)} gold tags but {len(predicted)} predicted")
         tokens += len(gold)
-        correct_tags += sum(g == p for g, p in zip(gold, predicted))
+        correct += sum(g == p for g, p in zip(gold, predicted))
+    return tokens, correct
+
+
+def token_accuracy(gold_sequences, predicted_sequences):
+    """The share of words tagged as gold: the score of a plain tag set (part of speech)."""
+    tokens, correct = tag_counts(gold_sequences, predicted_sequences)
+    return correct / tokens if tokens else 0.0
+
+
+def entity_scores(gold_sequences, predicted_sequences):
+    """`EntityScores` over sentences of tags (lists of str), gold and predicted aligned."""
+    tokens, correct_tags = tag_counts(gold_sequences, predicted_sequences)
+    counts = collections.defaultdict(collections.Counter)
+    for gold, predicted in zip(gold_sequences, predicted_sequences):
         gold_chunks, found_chunks = _chunks(gold), _chunks(predicted)
         for chunks, key in ((gold_chunks, "gold"), (found_chunks, "found"),
                             (gold_chunks & found_chunks, "correct")):

@@ -25,6 +25,11 @@ Outputs, padded to the most entities in the batch:
 -1 pads) and `num_entities` int32 [batch]. Text without words (empty,
 whitespace or control characters only) has no entities. Documents are not
 used as context: each text is a sentence of its own.
+
+A tagger of a plain tag set (`tag_scheme="tags"`: part of speech) serves
+each word's tag instead, padded to the most words in the batch: `word_tags`
+string [batch, words] ("" pads), `word_texts`, `word_starts` and `word_ends`
+(as the entities', -1 pads) and `num_words` int32 [batch].
 """
 
 import numpy as np
@@ -38,6 +43,8 @@ _OUTSIDE, _BEGIN, _INSIDE = 0, 1, 2
 # Pieces between window starts of an export_meta.json that records no `doc_stride`
 # (written before it did): `run_ner.py`'s default.
 DOC_STRIDE = 64
+ENTITY_OUTPUTS = ("entity_types", "entity_texts", "entity_starts", "entity_ends", "num_entities")
+WORD_OUTPUTS = ("word_tags", "word_texts", "word_starts", "word_ends", "num_words")
 WARMUP_TEXTS = ("EU rejects German call to boycott British lamb.", "")
 
 
@@ -139,14 +146,19 @@ def word_labels(outputs, at):
     return tf.gather_nd(viterbi_tags(logits, outputs[TRANSITIONS_OUTPUT], chain > 0), at)
 
 
-def save_tagging(export_dir, model, text_side, max_seq_length, label_list, doc_stride):
+def save_tagging(export_dir, model, text_side, max_seq_length, label_list, doc_stride,
+                 tag_scheme="chunks"):
     """Writes the NER SavedModel; `model` maps encoder inputs to {"logits":
     [batch, seq, labels]} (and `crf_transitions` with a CRF); `text_side` is the encoder family's (words, pieces,
-    offsets and packing); `label_list` gives the IOB labels in logit order."""
+    offsets and packing); `label_list` gives the labels in logit order: IOB
+    chunk tags, served as entities, or with `tag_scheme="tags"` a plain tag
+    set, served as each word's tag."""
     tokenizer = text_side.graph_tokenizer()
-    prefixes, types, names = label_scheme(label_list)
+    plain_tags = tag_scheme == "tags"
+    prefixes, types, names = ([], [], []) if plain_tags else label_scheme(label_list)
     prefix_table, type_table = tf.constant(prefixes, tf.int32), tf.constant(types, tf.int32)
     type_names = tf.constant(names, tf.string, shape=[len(names)])
+    tag_names = tf.constant([str(label) for label in label_list], tf.string)
     max_pieces = max_seq_length - text_side.num_specials(None)
 
     @tf.function(input_signature=[text_spec("text")])
@@ -173,6 +185,8 @@ def save_tagging(export_dir, model, text_side, max_seq_length, label_list, doc_s
         position = (text_side.segment_a_start(window_length, max_seq_length)
                     + offset(word_index) - owner_start)
         labels = word_labels(outputs, tf.stack([owners, position], 1))
+        if plain_tags:
+            return _word_tags(text, word_rows, tf.gather(tag_names, labels), begins, ends)
         prefixes, types = tf.gather(prefix_table, labels), tf.gather(type_table, labels)
         opens = chunk_starts(prefixes, types, word_index)
         inside = tf.not_equal(prefixes, _OUTSIDE)
@@ -183,24 +197,33 @@ def save_tagging(export_dir, model, text_side, max_seq_length, label_list, doc_s
             tf.boolean_mask(tf.gather(ends.flat_values, ends.values.row_limits() - 1), inside),
             chunk, num_chunks)
         rows = tf.boolean_mask(word_rows, opens)
-        entity_texts = tf.strings.substr(tf.gather(text, rows), first_bytes,
-                                         last_bytes - first_bytes, unit="BYTE")
-
-        def padded(values, pad):
-            ragged = tf.RaggedTensor.from_value_rowids(values, rows, nrows=tf.size(text, tf.int64))
-            return ragged.to_tensor(pad)
-
-        return {"entity_types": padded(tf.gather(type_names, tf.boolean_mask(types, opens)), ""),
-                "entity_texts": padded(entity_texts, ""),
-                "entity_starts": padded(char_offsets(text, rows, first_bytes), -1),
-                "entity_ends": padded(char_offsets(text, rows, last_bytes), -1),
-                "num_entities": tf.cast(tf.math.bincount(
-                    tf.cast(rows, tf.int32), minlength=tf.size(text), maxlength=tf.size(text)),
-                    tf.int32)}
+        return dict(zip(ENTITY_OUTPUTS, _spans(
+            text, rows, tf.gather(type_names, tf.boolean_mask(types, opens)), first_bytes, last_bytes)))
 
     warmup = [("serving_default", {"text": np.array(WARMUP_TEXTS, dtype=object)})]
     module = ServingModule(model, text_side, tokenizer)
     return module.save(export_dir, {"serving_default": serving_default}, warmup)
+
+
+def _word_tags(text, word_rows, tags, begins, ends):
+    """Each word's tag, text and character offsets (a plain tag set's outputs)."""
+    first_bytes = tf.gather(begins.flat_values, begins.values.row_starts())
+    last_bytes = tf.gather(ends.flat_values, ends.values.row_limits() - 1)
+    return dict(zip(WORD_OUTPUTS, _spans(text, word_rows, tags, first_bytes, last_bytes)))
+
+
+def _spans(text, rows, names, first_bytes, last_bytes):
+    """Spans [first_bytes, last_bytes) of `text[rows]` named `names`, row by
+    row: (names, texts, character starts, character ends) [batch, most spans
+    of a row], padded with "" and -1, and the spans of each row [batch]."""
+    def padded(values, pad):
+        ragged = tf.RaggedTensor.from_value_rowids(values, rows, nrows=tf.size(text, tf.int64))
+        return ragged.to_tensor(pad)
+
+    texts = tf.strings.substr(tf.gather(text, rows), first_bytes, last_bytes - first_bytes, unit="BYTE")
+    counts = tf.math.bincount(tf.cast(rows, tf.int32), minlength=tf.size(text), maxlength=tf.size(text))
+    return (padded(names, ""), padded(texts, ""), padded(char_offsets(text, rows, first_bytes), -1),
+            padded(char_offsets(text, rows, last_bytes), -1), tf.cast(counts, tf.int32))
 
 
 def _words_with_pieces(ids, begins, ends):
@@ -219,6 +242,6 @@ def _index_in_row(ragged):
 
 def serve(export_dir, model, meta):
     """The tagging SavedModel of a fine-tuning run's `ExportMeta` (files without
-    `doc_stride` use `run_ner.py`'s default)."""
+    `doc_stride` use `run_ner.py`'s default, without `tag_scheme` chunks)."""
     return save_tagging(export_dir, model, meta.text_side(), meta.max_seq_length,
-                        meta.label_list, meta.doc_stride or DOC_STRIDE)
+                        meta.label_list, meta.doc_stride or DOC_STRIDE, meta.tag_scheme or "chunks")

@@ -2,6 +2,12 @@
 a label on each word's first word piece, no CRF, entity-level F1 as conlleval.
 Any encoder family: its text side gives each word's pieces and packs the windows.
 
+`tag_scheme` says what the tags are: "chunks" (IOB chunk tags: NER, CoNLL-2003's
+chunk column; labels O plus B-/I- of each type, scored by conlleval's entity F1)
+or "tags" (a plain tag set: CoNLL-2003's part of speech; labels every tag of the
+train file, scored by token accuracy). Both write `accuracy`, the share of
+words tagged right.
+
 With `crf` every model ends in a linear-chain CRF (`modeling.crf`) over each
 window's labelled words, in order, as the ELMo paper's NER model: trained by
 its negative log-likelihood, tagged by Viterbi (evaluation, predictions and
@@ -30,13 +36,14 @@ from export.export_meta import ExportMeta
 from modeling.crf import TRANSITIONS_OUTPUT, negative_log_likelihood, viterbi_tags
 from modeling.encoder_interface import build_encoder
 from modeling.feature_based_models import feature_based
-from tasks.tagging.conll_reader import check_labels, labels_from_sentences, read_tagged_file
+from tasks.tagging.conll_reader import TAG_SCHEMES, check_labels, labels_from_sentences, read_tagged_file
 from tasks.tagging.feature_based_tagger import LAYER_COMBINATIONS, FeatureBasedTagger
 from tasks.tagging.features import build_tagging_features
-from tasks.tagging.metrics import conlleval_report, entity_scores
+from tasks.tagging.metrics import conlleval_report, entity_scores, token_accuracy
 from tasks.tagging.model import FeatureBasedTokenClassifier, TokenClassifier
 from tasks.tagging.predictions import values_per_word, write_conll_predictions
 from training.array_dataset import array_dataset
+from training.label_prior import prior_cross_entropy
 from training.task import FineTuningTask
 
 SPLIT_FILES = {"train": ("train.txt", "eng.train"),
@@ -60,7 +67,8 @@ def find_split_file(data_dir, split):
 
 @dataclasses.dataclass
 class TaggingConfig:
-    """`labels`: the IOB2 label list (default: every type in the train file, B- and I-).
+    """`labels`: the label list (default: chunks: every type in the train file, B- and I-;
+    tags: every tag in the train file). `tag_scheme`: "chunks" or "tags" (`TAG_SCHEMES`).
     `feature_layers`: a layer combination (`LAYER_COMBINATIONS`) with `feature_based`.
     `trim_padding`: cut each batch to its longest window, and evaluate and
     predict from the shortest window to the longest (not for TPUs, which need
@@ -76,6 +84,7 @@ class TaggingConfig:
     document_context: bool = False
     labels: tuple = None
     tag_column: int = -1
+    tag_scheme: str = "chunks"
     init_checkpoint: str = None
     dropout_rate: float = None  # default: the encoder's hidden_dropout_prob
     feature_based: bool = False
@@ -89,6 +98,8 @@ class TaggingConfig:
     seed: int = 12345
 
     def __post_init__(self):
+        if self.tag_scheme not in TAG_SCHEMES:
+            raise ValueError(f"tag_scheme must be one of {TAG_SCHEMES}, got {self.tag_scheme!r}")
         if self.feature_layers not in LAYER_COMBINATIONS:
             raise ValueError(f"feature_layers must be one of {LAYER_COMBINATIONS}, "
                              f"got {self.feature_layers!r}")
@@ -119,7 +130,7 @@ class TaggingTask(FineTuningTask):
             raise ValueError(f"feature_based: the layer combinations read BERT's embedding layer; "
                              f"the {self.text_side.family} encoder is fine-tuned, or read by its "
                              f"record's feature-based model")
-        self._sentences = {}
+        self._sentences, self._read_sentences = {}, {}
         self._features = {}
         self._labels = list(config.labels) if config.labels else None
 
@@ -131,19 +142,35 @@ class TaggingTask(FineTuningTask):
 
     @property
     def labels(self):
-        """The label list, from the config or else from the train file."""
+        """The label list, from the config or else from the train and dev files: a
+        tag only dev holds (a rare part of speech in a subset) is a label the
+        model never learns and is scored on, not an error."""
         if self._labels is None:
-            self._labels = labels_from_sentences(self.sentences("train"))
-            logging.info("Labels from the train file: %s", self._labels)
+            splits = ["train", *(s for s in self.eval_splits if self._has_split(s))]
+            self._labels = labels_from_sentences([s for split in splits for s in self._read(split)],
+                                                 self.config.tag_scheme)
+            logging.info("Labels from the %s files: %s", " and ".join(splits), self._labels)
         return self._labels
+
+    def _has_split(self, split):
+        try:
+            find_split_file(self.config.data_dir, split)
+        except FileNotFoundError:
+            return False
+        return True
+
+    def _read(self, split):
+        if split not in self._read_sentences:
+            path = find_split_file(self.config.data_dir, split)
+            self._read_sentences[split] = read_tagged_file(path, self.config.tag_column, self.config.tag_scheme)
+        return self._read_sentences[split]
 
     def sentences(self, split):
         """The split's `TaggedSentence`s (read once, tags checked against `labels`)."""
         if split not in self._sentences:
-            path = find_split_file(self.config.data_dir, split)
-            self._sentences[split] = read_tagged_file(path, self.config.tag_column)
-            if self._labels is not None or split != "train":
-                check_labels(self._sentences[split], self.labels)
+            sentences = self._read(split)
+            check_labels(sentences, self.labels)
+            self._sentences[split] = sentences
         return self._sentences[split]
 
     def features(self, split):
@@ -159,6 +186,17 @@ class TaggingTask(FineTuningTask):
     def num_examples(self, split):
         """Windows in the split (one per sentence unless a sentence is too long)."""
         return len(self.features(split))
+
+    def prior_loss(self):
+        """The entropy of the train tags at the labelled positions, each weighted
+        as `loss` weights it: by 1 / the window's labelled words (the mean over
+        them), or with a CRF by 1 and times the mean words per window (its sum
+        over them, the chain's loss when the tags are drawn alone)."""
+        features = self.features("train")
+        weights = features.label_weights.astype(np.float64)
+        if not self.config.crf:
+            weights = weights / np.maximum(weights.sum(axis=1, keepdims=True), 1.0)
+        return prior_cross_entropy(features.label_ids, weights)
 
     def build_dataset(self, split, batch_size, training, input_context=None):
         """Training: shuffled, repeated, full batches. Otherwise one pass, in
@@ -250,15 +288,22 @@ class TaggingTask(FineTuningTask):
         by_sentence = values_per_word(label_weights, word_index, sentence_index, values)
         return {s: [self.labels[i] for i in ids] for s, ids in by_sentence.items()}
 
-    def scores(self, predictions):
-        """`EntityScores` over the sentences in `predictions` (gathered labels and logits)."""
+    def _gold_and_predicted(self, predictions):
+        """(gold, predicted) tags of each word of the sentences in `predictions`."""
         gold = self._tags_per_word(predictions, predictions["label_ids"])
         predicted = self._tags_per_word(predictions, self._predicted(predictions))
         order = sorted(gold)
-        return entity_scores([gold[s] for s in order], [predicted[s] for s in order])
+        return [gold[s] for s in order], [predicted[s] for s in order]
+
+    def scores(self, predictions):
+        """`EntityScores` over the sentences in `predictions` (gathered labels and logits)."""
+        return entity_scores(*self._gold_and_predicted(predictions))
 
     def evaluate(self, predictions):
-        """Entity-level precision, recall and F1, overall and per type (`PER_f1`, ...)."""
+        """Chunks: entity-level precision, recall and F1, overall and per type
+        (`PER_f1`, ...), and token `accuracy`; tags: token `accuracy`."""
+        if self.config.tag_scheme == "tags":
+            return {"accuracy": token_accuracy(*self._gold_and_predicted(predictions))}
         scores = self.scores(predictions)
         logging.info("conlleval:\n%s", conlleval_report(scores))
         return scores.as_dict()
@@ -283,7 +328,7 @@ class TaggingTask(FineTuningTask):
             return None
         return ExportMeta("tagging", config.encoder_config, config.vocab_file, config.do_lower_case,
                           config.max_seq_length, tuple(self.labels), doc_stride=config.doc_stride,
-                          task_model=self.task_model_config())
+                          tag_scheme=config.tag_scheme, task_model=self.task_model_config())
 
 
 def _viterbi(labels, outputs):

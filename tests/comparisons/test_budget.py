@@ -1,10 +1,11 @@
-"""Equal FLOPs: the steps each system gets, the fit to the tier's time, the
-checkpoints every system shares, and which run an arm of a table stands for."""
+"""Equal FLOPs: the steps each system gets, the fit to the tier's time over
+every pretraining seed, the equal-steps runs, and what an arm of a table
+stands for."""
 
 import pytest
 
-from comparisons.arms import FEATURES, FINAL, STEP, checkpoint_runs, resolve
-from comparisons.budget import checkpoint_steps, plan_budget, seconds_per_step
+from comparisons.arms import EQUAL, FEATURES, FINAL, FIRST, Arm, Run
+from comparisons.budget import Budget, plan_budget, seconds_per_step
 from contracts.comparison import System, Vocabulary
 
 VOCABULARY = Vocabulary(lambda corpus, size, path: [])
@@ -19,26 +20,32 @@ FLOPS = {"mlm": 100.0, "ltr": 180.0, "small": 40.0}
 
 
 def test_equal_flops_give_each_system_the_whole_steps_that_fit():
-    budget = plan_budget(SYSTEMS, FLOPS, "mlm", 1000, checkpoints=2)
+    budget = plan_budget(SYSTEMS, FLOPS, "mlm", 1000)
     assert budget.flops == 100_000
     assert budget.steps == {"mlm": 1000, "ltr": 555, "small": 1000}  # 100000 / 180 = 555.6
     assert budget.scale == 1.0 and budget.predicted_seconds == {}
+    assert budget.equal_steps is None and budget.equal_runs == ()
 
 
-def test_checkpoints_every_interval_give_every_system_the_equal_steps_point():
-    budget = plan_budget(SYSTEMS, FLOPS, "mlm", 1000, checkpoints=2)
-    assert (budget.interval, budget.equal_steps) == (277, 554)
-    assert checkpoint_steps(budget, "mlm") == [277, 554, 831, 1000]
-    assert checkpoint_steps(budget, "ltr") == [277, 554, 555]
+def test_the_equal_steps_runs_are_as_long_as_the_shortest_of_their_systems():
+    budget = plan_budget(SYSTEMS, FLOPS, "mlm", 1000, equal_systems=("mlm", "ltr"))
+    assert (budget.equal_steps, budget.equal_runs, budget.first) == (555, ("mlm",), 277)
 
 
 def test_a_budget_that_would_overrun_its_time_shrinks_for_every_system_alike():
-    seconds = {"mlm": 0.2, "ltr": 0.5, "small": 0.1}  # 200 + 277.5 + 100 = 577.5 s at full budget
-    budget = plan_budget(SYSTEMS, FLOPS, "mlm", 1000, 2, seconds, allowance=300)
-    assert budget.scale == pytest.approx(300 / 577.5)
-    assert budget.steps == {"mlm": 519, "ltr": 288, "small": 519}
-    assert sum(budget.predicted_seconds.values()) <= 300
-    assert plan_budget(SYSTEMS, FLOPS, "mlm", 1000, 2, seconds, allowance=600).scale == 1.0
+    """Two seeds of every run and the equal-steps run: 2 * (200 + 277.5 + 100 + 555 * 0.2) = 1377 s."""
+    seconds = {"mlm": 0.2, "ltr": 0.5, "small": 0.1}
+    budget = plan_budget(SYSTEMS, FLOPS, "mlm", 1000, ("mlm", "ltr"), 2, seconds, allowance=600)
+    assert budget.scale == pytest.approx(600 / 1377)
+    assert budget.steps == {"mlm": 435, "ltr": 242, "small": 435}
+    assert budget.equal_steps == 242
+    assert 2 * (sum(budget.predicted_seconds.values()) + 242 * 0.2) <= 600
+    assert plan_budget(SYSTEMS, FLOPS, "mlm", 1000, ("mlm", "ltr"), 2, seconds, allowance=1400).scale == 1.0
+
+
+def test_a_budget_reads_back_from_json():
+    budget = plan_budget(SYSTEMS, FLOPS, "mlm", 1000, equal_systems=("mlm", "ltr"))
+    assert Budget.from_json(budget.to_json()) == budget
 
 
 def test_calibration_leaves_out_the_traced_first_step():
@@ -49,21 +56,15 @@ def test_calibration_leaves_out_the_traced_first_step():
         seconds_per_step({1: {"examples_per_second": 2.0}}, 64)
 
 
-def test_arms_resolve_to_runs():
-    budget = plan_budget(SYSTEMS, FLOPS, "mlm", 1000, checkpoints=2)
-    assert resolve("mlm", budget) == ("mlm", FINAL, None)
-    assert resolve("mlm@first", budget) == ("mlm", STEP, 277)
-    assert resolve("mlm@equal", budget) == ("mlm", STEP, 554)
-    assert resolve("ltr@equal", budget) == ("ltr", STEP, 554)
-    assert resolve("mlm+concat_last_four", budget) == ("mlm", FEATURES, "concat_last_four")
-    with pytest.raises(ValueError, match="@first or @equal"):
-        resolve("mlm@last", budget)
-    runs = checkpoint_runs(["mlm@equal", "ltr@equal", "mlm@first", "mlm"], budget, ["mlm", "ltr"], "sst_2", 2)
-    assert sorted(r.unit for r in runs if r.seed == 0) == [
-        "fine_tuning/ltr/sst_2/step_554/seed_0", "fine_tuning/mlm/sst_2/step_277/seed_0",
-        "fine_tuning/mlm/sst_2/step_554/seed_0"]
-
-
-def test_a_checkpoint_at_the_last_step_is_the_final_run():
-    budget = plan_budget([system("a"), system("b")], {"a": 10.0, "b": 10.0}, "a", 4, checkpoints=1)
-    assert resolve("a@equal", budget) == ("a", FINAL, None)
+def test_arms_parse_and_name_their_runs():
+    assert Arm.parse("mlm") == Arm("mlm", FINAL)
+    assert Arm.parse("mlm@equal") == Arm("mlm", EQUAL) and Arm.parse("ltr@first") == Arm("ltr", FIRST)
+    assert Arm.parse("mlm+concat_last_four") == Arm("mlm", FEATURES, "concat_last_four")
+    with pytest.raises(ValueError, match="@equal or @first"):
+        Arm.parse("mlm@last")
+    for arm in ("mlm", "mlm@equal", "mlm@first", "mlm+last"):
+        parsed = Arm.parse(arm)
+        assert Arm.from_variant(parsed.system, parsed.variant) == parsed
+    run = Run(Arm.parse("mlm+last"), "ner", pretraining=1, seed=2)
+    assert run.unit == "fine_tuning/mlm/ner/features_last/seed_1_2"
+    assert run.selection_unit == "selection/mlm/ner/features_last"

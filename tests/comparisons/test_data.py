@@ -38,18 +38,20 @@ def test_an_empty_corpus_is_an_error_naming_the_file(tmp_path):
         list(corpus.user_corpus(str(tmp_path / "empty.txt")))
 
 
-def test_next_sentence_choice_keeps_train_and_dev_documents_apart(tmp_path):
-    documents = list(corpus.user_corpus(write_corpus(tmp_path / "corpus.txt")))
-    corpus.write_next_sentence_choice(str(tmp_path / "set"), documents, 20, 10, seed=1)
+def test_next_sentence_choice_draws_distractors_from_the_context_document_and_splits_by_document(tmp_path):
+    long = [f"Line {i} of long document {d} has enough words." for d in range(30) for i in range(8)]
+    documents = [corpus.Document([long[8 * d:8 * d + 8]], held=True) for d in range(30)]
+    counts = corpus.write_next_sentence_choice(str(tmp_path / "set"), documents, 20, 10, seed=1)
     splits = {name: [json.loads(line) for line in (tmp_path / "set" / f"{name}.jsonl").open(encoding="utf-8")]
               for name in ("train", "dev")}
-    assert [len(splits["train"]), len(splits["dev"])] == [20, 10]
-    document_of = {s: d for d in range(40) for s in SENTENCES[3 * d:3 * d + 3]}
+    assert [len(splits["train"]), len(splits["dev"])] == [20, 10] and counts == {"train": 20, "dev": 10}
+    document_of = {s: d for d in range(30) for s in long[8 * d:8 * d + 8]}
     contexts = {name: {document_of[e["context"]] for e in examples} for name, examples in splits.items()}
     assert not contexts["train"] & contexts["dev"]
-    for example in splits["dev"]:
+    for example in splits["train"] + splits["dev"]:
         following = example["endings"][example["label"]]
-        assert SENTENCES.index(following) == SENTENCES.index(example["context"]) + 1
+        assert long.index(following) == long.index(example["context"]) + 1
+        assert {document_of[e] for e in example["endings"]} == {document_of[example["context"]]}
         assert len(example["endings"]) == corpus.NUM_CHOICES
 
 

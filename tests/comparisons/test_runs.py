@@ -1,8 +1,12 @@
 """The fine-tuning runs the protocol plans: each system on each task its
-family supports, seed by seed."""
+family supports, every pretraining seed by every fine-tuning seed; the arms
+of the orderings testable at the tier; an `@equal` arm read from its
+system's own run where that run is the equal-steps run."""
 
 import dataclasses
 
+from comparisons.arms import EQUAL, Arm
+from comparisons.budget import Budget
 from comparisons.downstream import TASKS, Sources
 from comparisons.protocol import Protocol
 from comparisons.systems import all_systems
@@ -11,16 +15,65 @@ from contracts import registry
 from tests.conftest import ROOT
 
 
+def protocol(tmp_path, tier, names=None, tasks=("pos",)):
+    systems = [s for s in all_systems() if names is None or s.name in names]
+    found = Protocol(tier, Sources(), str(tmp_path), systems, TASKS, None, ROOT, {}, None)
+    found.task_flags = {task: [] for task in tasks}  # as if their data were given
+    return found
+
+
 def test_a_task_the_family_refuses_is_skipped(tmp_path, monkeypatch):
     # Every family runs every task today: GPT's record as if it refused question answering.
     family = registry.family
     refusing = dataclasses.replace(family("gpt"), tasks=("classification", "tagging", "multiple_choice",
                                                          "feature_extraction"))
     monkeypatch.setattr(registry, "family", lambda name: refusing if name == "gpt" else family(name))
-    systems = [s for s in all_systems() if s.name in ("gpt", "elmo")]
-    protocol = Protocol(TIERS["tiny"], Sources(), str(tmp_path), systems, TASKS, None, ROOT, {}, None)
-    protocol.task_flags = {"squad": [], "ner": []}  # as if their data were given
-    planned = [(r.system, r.task, r.seed) for r in protocol.fine_tuning_runs()]
-    # ELMo runs question answering (feature-based); the refusing record does not.
-    assert planned == [("elmo", "squad", 0), ("gpt", "ner", 0), ("elmo", "ner", 0),
-                       ("elmo", "squad", 1), ("gpt", "ner", 1), ("elmo", "ner", 1)]
+    planned = protocol(tmp_path, TIERS["tiny"], ("gpt", "elmo"), ("squad", "ner")).planned_arms()
+    assert planned == [(Arm("elmo"), "squad"), (Arm("gpt"), "ner"), (Arm("elmo"), "ner")]
+
+
+def test_every_pretraining_seed_is_fine_tuned_with_every_seed(tmp_path):
+    tier = dataclasses.replace(TIERS["cpu"], pretraining_seeds=2, seeds=3)
+    runs = protocol(tmp_path, tier, ("bert",)).runs_of(Arm("bert"), "pos")
+    assert [(r.pretraining, r.seed) for r in runs] == [(p, f) for p in range(2) for f in range(3)]
+    assert len({r.unit for r in runs}) == 6
+
+
+def test_the_cpu_tier_plans_the_equal_steps_arms_of_its_testable_orderings_only(tmp_path):
+    planned = protocol(tmp_path, TIERS["cpu"], tasks=("pos", "ner")).planned_arms()
+    steps_arms = {arm for arm, task in planned if arm.kind != "final" and task == "pos"}
+    assert steps_arms == {Arm("no_nsp", EQUAL), Arm("ltr", EQUAL)}  # no_nsp@equal > ltr@equal
+    assert {arm.layers for arm, task in planned if arm.kind == "features"} == {"embeddings", "last",
+                                                                              "weighted_sum_all"}
+    gpu = protocol(tmp_path, TIERS["gpu"], tasks=("pos",)).planned_arms()
+    assert not [arm for arm, _ in gpu if arm.kind == "first"]  # LTR learns faster early: never testable
+
+
+def test_an_equal_arm_whose_own_run_is_the_equal_steps_run_is_not_run_again(tmp_path):
+    found = protocol(tmp_path, TIERS["cpu"], tasks=("pos",))
+    found.budget = Budget(flops=1.0, steps={"no_nsp": 1000, "ltr": 500}, step_flops={}, scale=1.0,
+                          equal_steps=500, equal_runs=("no_nsp",), predicted_seconds={})
+    arms = {arm for arm, _ in found.distinct_arms() if arm.kind == EQUAL}
+    assert arms == {Arm("no_nsp", EQUAL)}
+    assert found.checkpoint(Arm("no_nsp", EQUAL), 1).endswith("pretraining/no_nsp@equal/seed_1")
+    assert found.checkpoint(Arm("ltr", "first"), 0).endswith("pretraining/ltr/seed_0/ckpt-250")
+    assert found.checkpoint(Arm("random"), 0) is None
+
+
+def test_a_run_the_gate_fails_is_retried_at_the_next_rate_and_never_scored(tmp_path, monkeypatch):
+    found = protocol(tmp_path, TIERS["cpu"], ("bert",))
+    monkeypatch.setattr(found, "ranking", lambda arm, task: [1e-3, 3e-4, 1e-4])
+    trains = {1e-3: False, 3e-4: True, 1e-4: True}
+    calls = []
+
+    def train_once(unit, run, learning_rate, data_flags, output_dir):
+        calls.append(learning_rate)
+        return {"learning_rate": learning_rate, "score": 60.0, "train_loss": 0.5, "prior_loss": 0.69,
+                "trained": trains[learning_rate], "results": {}}
+
+    monkeypatch.setattr(found, "train_once", train_once)
+    result = found.fine_tune(found.runs_of(Arm("bert"), "pos")[0])
+    assert calls == [1e-3, 3e-4] and result["learning_rate"] == 3e-4 and len(result["attempts"]) == 2
+    trains[3e-4] = trains[1e-4] = False
+    failed = found.fine_tune(found.runs_of(Arm("bert"), "pos")[0])
+    assert failed["score"] is None and not failed["trained"] and len(failed["attempts"]) == 3

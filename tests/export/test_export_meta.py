@@ -127,3 +127,17 @@ def test_families_by_name():
     with pytest.raises(registry.UnknownFamilyError, match="no model family has a dict; registered "
                                                          "config types: BertConfig, XLNetConfig"):
         registry.family_of({})
+
+
+def test_a_taggers_tag_scheme_is_recorded_and_older_files_read_as_chunks(tmp_path, uncased_vocab_file):
+    meta = ExportMeta("tagging", TINY_CONFIG, uncased_vocab_file, max_seq_length=32, label_list=("DT", "NN"),
+                      doc_stride=64, tag_scheme="tags")
+    path = write_export_meta(str(tmp_path), meta)
+    with open(path) as f:
+        assert json.load(f)["tag_scheme"] == "tags"
+    assert read_export_meta(str(tmp_path)).tag_scheme == "tags"
+    _rewrite(path, lambda v: v.pop("tag_scheme"))
+    assert read_export_meta(str(tmp_path)).tag_scheme is None  # chunks, as before the field
+    with pytest.raises(ExportMetaError, match="tag_scheme 'pos': task 'tagging' takes one of"):
+        ExportMeta("ner", TINY_CONFIG, uncased_vocab_file, max_seq_length=32, label_list=("a",),
+                   tag_scheme="pos")

@@ -59,6 +59,7 @@ HOUSES = [("The red house has two doors.", "It is red.", "yes"),
 TRAIN_HOUSES = HOUSES + [("An old door.", "Old.", "no"), ("Green rooms.", "Rooms.", "no"),
                          ("red", "red", "yes")]
 SERVED = ("classification", "question_answering", "tagging", "multiple_choice")
+FEATURE_HEAD = {"lstm_units": 6, "lstm_layers": 1}  # a feature-based family's task BiLSTM
 
 
 # Under xdist (scripts/test.sh) each family's tests run in one worker, beside the other families'.
@@ -342,11 +343,14 @@ def command_line(workspace, task):
     """(script, flags) of `task` as a user runs it on the tiny data, writing into
     `<tmp>/<task>` and, for the tasks with a serving SavedModel, exporting to
     `<tmp>/<task>_serving/1`. A feature-based family tags with a CRF, as the
-    ELMo paper's NER model (the others without, as BERT's)."""
+    ELMo paper's NER model (the others without, as BERT's), and sizes every
+    task's BiLSTM (`FEATURE_HEAD`)."""
     tmp = workspace["tmp"]
     out = [f"--output_dir={tmp / task}", f"--export_dir={tmp / (task + '_serving') / '1'}",
            "--mixed_precision=none", "--do_train", "--do_eval", "--do_predict",
            "--num_train_epochs=1", "--learning_rate=1e-3"]
+    if workspace["feature_based"] and task in SERVED:
+        out += [f"--{name}={value}" for name, value in FEATURE_HEAD.items()]
     if task == "classification":
         return "run_classifier.py", out + [
             "--task_name=custom", f"--data_dir={workspace['houses']}", "--text_a_column=sentence",
@@ -424,6 +428,8 @@ def check_classification(tmp, text_side, hidden_size):
     assert results["eval_accuracy"] == pytest.approx(
         np.mean([p == label for p, (_, _, label) in zip(predicted, HOUSES)]), abs=1e-6)
     assert math.isfinite(results["eval_loss"]) and results["eval_loss"] > 0
+    # Four "yes" and four "no": the label prior's cross-entropy is ln 2.
+    assert results["prior_loss"] == pytest.approx(math.log(2), rel=1e-12)
 
 
 def check_question_answering(tmp, text_side, hidden_size):
@@ -507,6 +513,13 @@ def test_each_task_runs_from_its_command_line(family, runs, task, text_side, enc
             assert meta["both_orders"] == text_side.similarity_in_both_orders
         if task == "tagging":
             assert meta["task_model"]["config"]["crf"] == (family.feature_based is not None)
+        if family.feature_based:
+            assert {k: meta["task_model"]["config"][k] for k in FEATURE_HEAD} == FEATURE_HEAD
+        # The trainability record beside the dev metrics (GPT's: its task's loss alone).
+        name = "eval_results.json" if task == "question_answering" else "eval_results.txt"
+        path = tmp / task / name
+        results = read_json(path) if task == "question_answering" else read_results(path)
+        assert results["prior_loss"] > 0 and math.isfinite(results["train_loss"])
 
 
 _SERVE = """

@@ -14,6 +14,9 @@ from demo.pretrained import read_key_values
 from demo.progress import last_logged_values, progress_line
 from tests.conftest import ROOT
 
+# Both arms' dev accuracy, each with its chosen learning rate and whether it left the label prior.
+ARMS = (r"from pretrained\s+[01]\.\d{3}  \(lr [0-9.e-]+; .*training loss \d+\.\d{3} against the label prior's "
+        r"\d+\.\d{3}.*\)\n\s+from scratch\s+[01]\.\d{3}  \(lr [0-9.e-]+; .*\)")
 # What TensorFlow and CUDA print at start-up on a CPU machine when nobody silences them.
 NOISE = re.compile(r"cuInit|CUDA|cuda|oneDNN custom operations|This TensorFlow binary|"
                    r"^[IWEF]\d{4} |^WARNING:|absl::InitializeLog", re.MULTILINE)
@@ -62,7 +65,7 @@ def test_main_job_summary_reports_both_arms_and_served_pairs(quick_run):
     accuracies = r"masked-LM accuracy 0\.\d{3}, next-sentence accuracy 0\.\d{3} \(majority label 0\.\d{3}\)"
     assert re.search(r"last training batches " + accuracies, summary)
     assert re.search(r"scored on held-out modules: " + accuracies, summary)
-    assert re.search(r"from pretrained [01]\.\d{3}\s+from scratch [01]\.\d{3}", summary)
+    assert re.search(ARMS, summary)
     served = re.findall(r"^\s+(original|scrambled) \((0\.\d\d|1\.00)\)", summary, re.MULTILINE)
     assert len(served) == 3
 
@@ -77,7 +80,7 @@ def test_xlnet_main_job_scores_pretraining_against_a_unigram_model_and_serves(qu
     assert re.search(r"last training batches LM accuracy 0\.\d{3}, loss \d+\.\d{3};", summary)
     assert re.search(r"scored on held-out modules: LM accuracy 0\.\d{3}, loss \d+\.\d{3} nats "
                      r"\(unigram model \d+\.\d{3}; its commonest target 0\.\d{3}\)", summary)
-    assert re.search(r"from pretrained [01]\.\d{3}\s+from scratch [01]\.\d{3}", summary)
+    assert re.search(ARMS, summary)
     assert len(re.findall(r"^\s+(original|scrambled) \((0\.\d\d|1\.00)\)", summary, re.MULTILINE)) == 3
     assert not NOISE.search(result.stdout + result.stderr)
 
@@ -98,7 +101,7 @@ def test_gpt_main_job_scores_pretraining_against_a_unigram_model_and_serves(quic
     assert re.search(r"scored on held-out modules: LM accuracy 0\.\d{3}, loss \d+\.\d{3} nats, perplexity "
                      r"\d+\.\d \(unigram model \d+\.\d{3} nats, perplexity \d+\.\d; its commonest token "
                      r"0\.\d{3}\)", summary)
-    assert re.search(r"from pretrained [01]\.\d{3}\s+from scratch [01]\.\d{3}", summary)
+    assert re.search(ARMS, summary)
     assert len(re.findall(r"^\s+(original|scrambled) \((0\.\d\d|1\.00)\)", summary, re.MULTILINE)) == 3
     assert re.search(r"^  pretraining: step 20/20 .* LM acc .* examples/s", result.stdout, re.MULTILINE)
     assert not NOISE.search(result.stdout + result.stderr)
@@ -169,7 +172,7 @@ def test_elmo_main_job_scores_perplexity_against_a_unigram_model_and_serves(quic
     assert float(held.group(2)) == pytest.approx(results["loss"], abs=1e-3)
     assert float(held.group(3)) == pytest.approx(
         read_key_values(str(work / "unigram.txt"))["unigram_loss"], abs=1e-3)
-    assert re.search(r"from pretrained [01]\.\d{3}\s+from scratch [01]\.\d{3}", summary)
+    assert re.search(ARMS, summary)
     assert len(re.findall(r"^\s+(original|scrambled) \((0\.\d\d|1\.00)\)", summary, re.MULTILINE)) == 3
     assert re.search(r"^  pretraining: step 10/10 .* ppl .* examples/s", result.stdout, re.MULTILINE)
     assert not NOISE.search(result.stdout + result.stderr)
@@ -369,3 +372,21 @@ def test_stages_wait_for_a_free_slot_and_the_stages_they_come_after(tmp_path):
     run_stages(tmp_path / "slot", *stages, slots=2)
     run_stages(tmp_path / "after", *stages, slots=3, after={2: ("stage 0",)})
     assert [(tmp_path / case / "order").read_text() for case in ("free", "slot", "after")] == ["201", "021", "021"]
+
+
+def test_a_work_dir_the_job_did_not_make_is_refused_and_kept(tmp_path):
+    """Only a folder the main job made (its mark inside) is cleared for a rerun."""
+    work = tmp_path / "mine"
+    work.mkdir()
+    (work / "notes.txt").write_text("keep me", encoding="utf-8")
+    result = subprocess.run([sys.executable, os.path.join(ROOT, "main.py"), f"--work_dir={work}"], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"error: --work_dir={work} holds files the main job did not write (notes.txt); give a new or empty folder")
+    assert (work / "notes.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_a_rerun_clears_the_folder_the_job_made(quick_run):
+    work, _ = quick_run
+    assert (work / ".main_job").exists()  # so that the next run may clear it

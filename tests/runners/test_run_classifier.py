@@ -59,7 +59,11 @@ def test_fine_tunes_mnli_and_writes_every_output(tmp_path, uncased_vocab_file):
 
     results = _read_results(output_dir / "eval_results.txt")
     assert set(results) == {"eval_accuracy", "eval_loss", "eval_mismatched_accuracy",
-                            "eval_mismatched_loss", "global_step", "loss"}
+                            "eval_mismatched_loss", "global_step", "loss", "prior_loss", "train_loss"}
+    labels = GlueReader("MNLI", os.path.join(FIXTURES, "glue_mnli")).read("train").examples
+    counts = np.unique([e.label for e in labels], return_counts=True)[1] / len(labels)
+    assert results["prior_loss"] == pytest.approx(-(counts * np.log(counts)).sum(), rel=1e-9)
+    assert results["train_loss"] < 0.9 * results["prior_loss"]
     assert results["global_step"] == 36 and results["loss"] == results["eval_loss"]
     assert all(0.0 <= results[k] <= 1.0 for k in ("eval_accuracy", "eval_mismatched_accuracy"))
     assert os.listdir(output_dir / "eval")  # TensorBoard summaries of the dev metrics
@@ -176,8 +180,8 @@ def test_sweep_keeps_the_best_run_on_dev(tmp_path):
         path = os.path.join(run.output_dir, "MRPC.tsv")
         with open(path, "w", encoding="utf-8") as f:
             f.write(f"from {run.learning_rate:g} {run.restart}\n")
-        return RunResult({"eval_f1": scores[run.learning_rate, run.restart],
-                          "eval_accuracy": 0.5}, [path])
+        return RunResult({"eval_f1": scores[run.learning_rate, run.restart], "eval_accuracy": 0.5,
+                          "train_loss": run.learning_rate, "prior_loss": 0.69}, [path])
 
     best, outcome = run_sweep(runs, run_one, lambda r: r["eval_f1"])
     assert (best.learning_rate, best.restart, best.seed) == (5e-5, 1, 2)
@@ -187,3 +191,7 @@ def test_sweep_keeps_the_best_run_on_dev(tmp_path):
         rows = [line.split("\t") for line in f.read().splitlines()]
     assert rows[0][:4] == ["learning_rate", "restart", "seed", "score"]
     assert [row[-1] for row in rows[1:]] == ["0", "1", "0", "0"]
+    # Each run's trainability record beside its dev metrics.
+    columns = [rows[0].index(name) for name in ("train_loss", "prior_loss")]
+    assert [[row[i] for i in columns] for row in rows[1:]] == [
+        [str(lr), "0.69"] for lr in (5e-5, 5e-5, 2e-5, 2e-5)]

@@ -67,7 +67,8 @@ def test_fine_tunes_exports_and_serves_raw_text(xlnet_pretrained, data_dir, tmp_
 
     with open(output_dir / "eval_results.txt", encoding="utf-8") as f:
         results = dict(line.rstrip("\n").split(" = ") for line in f)
-    assert sorted(results) == ["eval_accuracy", "eval_loss", "global_step", "loss"]
+    assert sorted(results) == ["eval_accuracy", "eval_loss", "global_step", "loss", "prior_loss",
+                               "train_loss"]
     assert results["global_step"] == "6"  # 24 examples / batch 8 x 2 epochs
     with open(output_dir / "export_meta.json", encoding="utf-8") as f:
         values = json.load(f)

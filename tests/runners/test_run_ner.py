@@ -1,7 +1,8 @@
 """run_ner.py end to end: original flags in, the run's files out
 (eval_results.txt, predictions.txt, export_meta.json, SavedModel); for BERT on
 the tiny CoNLL fixture, and for XLNet from a checkpoint in the original TF1
-layout, whose SavedModel tags raw text as predictions.txt does."""
+layout, whose SavedModel tags raw text as predictions.txt does; a plain tag
+set (`--tag_scheme=tags`) scored by token accuracy."""
 
 import json
 import os
@@ -95,3 +96,27 @@ def test_xlnet_from_the_original_layout_serves_its_predictions(tmp_path, xlnet_r
         assert [(kind.decode(), text.decode()) for kind, text in zip(
             served["entity_types"][row][:count].numpy(),
             served["entity_texts"][row][:count].numpy())] == entities, texts[row]
+
+
+@pytest.mark.slow
+def test_a_plain_tag_set_is_scored_by_token_accuracy_and_exported_with_its_scheme(
+        tmp_path, uncased_vocab_file):
+    data_dir = tmp_path / "pos"
+    data_dir.mkdir()
+    sentence = "".join(f"{w} {t}\n" for w, t in (("the", "DT"), ("red", "JJ"), ("house", "NN"), (".", ".")))
+    for split in ("train", "dev", "test"):
+        (data_dir / f"{split}.txt").write_text(sentence + "\n" + sentence)
+    model_dir = tmp_path / "model"
+    save_weights(BertEncoder(TINY_CONFIG), str(model_dir))
+    shutil.copy(uncased_vocab_file, model_dir / "vocab.txt")
+    results, sentences = _run_ner(data_dir, tmp_path / "run", tmp_path / "serving" / "1",
+                                  f"--init_checkpoint={model_dir}", "--tag_scheme=tags",
+                                  "--num_train_epochs=1")
+    assert {"eval_accuracy", "eval_loss", "prior_loss", "train_loss"} <= set(results)
+    assert not any(k.endswith("f1") for k in results)
+    predicted = [row[2] for s in sentences for row in s]
+    assert float(results["eval_accuracy"]) == sum(
+        p == row[1] for p, row in zip(predicted, [r for s in sentences for r in s])) / len(predicted)
+    assert set(predicted) <= {".", "DT", "JJ", "NN"}
+    meta = json.loads((tmp_path / "run" / "export_meta.json").read_text())
+    assert meta["tag_scheme"] == "tags" and meta["label_list"] == [".", "DT", "JJ", "NN"]

@@ -2,6 +2,7 @@
 loss falls under the shared trainer, eval_results.txt and predictions well-formed."""
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -54,7 +55,8 @@ def test_run_swag_writes_results_and_predictions(data_dir, tmp_path, uncased_voc
 
     with open(output_dir / "eval_results.txt", encoding="utf-8") as f:
         results = dict(line.rstrip("\n").split(" = ") for line in f)
-    assert sorted(results) == ["eval_accuracy", "eval_loss", "global_step"]
+    assert sorted(results) == ["eval_accuracy", "eval_loss", "global_step", "prior_loss", "train_loss"]
+    assert float(results["prior_loss"]) == pytest.approx(math.log(4), rel=1e-12)  # two of each label
     assert 0.0 <= float(results["eval_accuracy"]) <= 1.0 and float(results["eval_loss"]) > 0
     assert results["global_step"] == "2"  # 8 examples / batch 4 x 1 epoch
 
@@ -84,7 +86,8 @@ def test_run_swag_fine_tunes_xlnet_from_its_config_file(data_dir, tmp_path):
 
     with open(output_dir / "eval_results.txt", encoding="utf-8") as f:
         results = dict(line.rstrip("\n").split(" = ") for line in f)
-    assert sorted(results) == ["eval_accuracy", "eval_loss", "global_step"]
+    assert sorted(results) == ["eval_accuracy", "eval_loss", "global_step", "prior_loss", "train_loss"]
+    assert float(results["prior_loss"]) == pytest.approx(math.log(4), rel=1e-12)  # two of each label
     assert results["global_step"] == "2"  # 8 examples / batch 4 x 1 epoch
     assert 0.0 <= float(results["eval_accuracy"]) <= 1.0 and float(results["eval_loss"]) > 0
     with open(output_dir / "export_meta.json", encoding="utf-8") as f:

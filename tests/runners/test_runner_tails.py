@@ -1,13 +1,16 @@
-"""The fine-tuning runners share their usage checks (`check_fine_tuning_flags`)
-and their tail (`fine_tune_and_export`) instead of each repeating them."""
+"""The fine-tuning runners share their usage checks (`check_fine_tuning_flags`,
+`feature_head_from_flags`) and their tail (`fine_tune_and_export`) instead of
+each repeating them."""
 
 import os
 
 import pytest
 from absl import app, flags
 
+from families.elmo.config import ELMoConfig
 from tests.conftest import ROOT
-from training.flag_groups import check_fine_tuning_flags
+from tests.tiny_config import TINY_CONFIG
+from training.flag_groups import check_fine_tuning_flags, feature_head_from_flags
 
 RUNNERS = ("run_ner.py", "run_squad.py", "run_swag.py")
 
@@ -18,6 +21,8 @@ def _flag_values(**values):
         flags.DEFINE_bool(name, False, "", flag_values=flag_values)
     for name in ("data_dir", "task_name"):
         flags.DEFINE_string(name, None, "", flag_values=flag_values)
+    for name in ("lstm_units", "lstm_layers"):
+        flags.DEFINE_integer(name, None, "", flag_values=flag_values)
     flag_values(["test"])
     for name, value in values.items():
         flag_values[name].value = value
@@ -38,6 +43,19 @@ def test_usage_errors_say_what_is_missing():
     with pytest.raises(app.UsageError, match="--task_name is required"):
         check_fine_tuning_flags(("task_name", "data_dir"),
                                 flag_values=_flag_values(do_train=True, data_dir="d"))
+
+
+def test_the_task_bilstm_size_is_for_feature_based_heads_only():
+    elmo = ELMoConfig.from_preset("elmo_tiny")
+    assert feature_head_from_flags(elmo, flag_values=_flag_values()) == {
+        "lstm_units": None, "lstm_layers": None}
+    sized = _flag_values(lstm_units=8, lstm_layers=1)
+    assert feature_head_from_flags(elmo, flag_values=sized) == {"lstm_units": 8, "lstm_layers": 1}
+    assert feature_head_from_flags(TINY_CONFIG, feature_based=True, flag_values=sized)["lstm_units"] == 8
+    with pytest.raises(app.UsageError, match="--lstm_units and --lstm_layers size a feature-based "
+                                             "head's task BiLSTM; the bert family is fine-tuned"):
+        feature_head_from_flags(TINY_CONFIG, flag_values=sized)
+    assert feature_head_from_flags(TINY_CONFIG, flag_values=_flag_values())["lstm_layers"] is None
 
 
 @pytest.mark.parametrize("runner", RUNNERS + ("run_classifier.py",))

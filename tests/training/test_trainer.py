@@ -106,6 +106,30 @@ def test_steps_per_loop_and_a_resume_at_its_boundary_change_nothing(records, tmp
             np.testing.assert_array_equal(run[path], value, err_msg=f"{name}: {path}")
 
 
+def test_train_loss_is_the_mean_of_the_last_tenth_and_survives_a_resume(records, tmp_path):
+    """20 steps: `train_loss` is the mean of the last two steps' logged losses;
+    a run killed after step 19 (its ckpt-20 lost) and resumed, and a run started
+    again once trained, report the same, from the record in the checkpoint."""
+    def train(name, **options):
+        run = trainer(records, tmp_path / name, log_steps=1, **options)
+        logs = run.train(batch_size=8, num_steps=20, optimizer=OptimizerConfig(learning_rate=1e-3))
+        return run.train_loss(), logs
+
+    assert trainer(records, tmp_path / "new").train_loss() is None
+    whole, logs = train("whole", steps_per_loop=3)
+    assert [r["step"] for r in logs] == list(range(1, 21))
+    assert whole == pytest.approx((logs[-2]["loss"] + logs[-1]["loss"]) / 2, rel=1e-6)
+    assert "task_loss" not in logs[-1]  # a pretraining loss has nothing beside the task's
+    train("resumed", save_checkpoints_steps=19)
+    for path in (tmp_path / "resumed").glob("ckpt-20.*"):
+        path.unlink()
+    resumed, resumed_logs = train("resumed")
+    assert [r["step"] for r in resumed_logs] == [20]
+    assert resumed == pytest.approx(whole, rel=1e-6)
+    again, again_logs = train("resumed")
+    assert again_logs == [] and again == resumed
+
+
 def test_fp16_trains_with_loss_scaling_and_evaluates(records, tmp_path):
     run = trainer(records, tmp_path, mixed_precision="fp16", log_steps=2)
     assert run.model.get_layer("masked_lm").compute_dtype == "float16"

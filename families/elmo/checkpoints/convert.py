@@ -7,7 +7,7 @@ import shutil
 
 from absl import logging
 
-from checkpoints.loader import check_family, detect_format, load_into
+from checkpoints.loader import CheckpointMismatchError, check_family, detect_format, load_into
 from checkpoints.ours import save_weights
 from contracts import registry
 from families.elmo.bilm import BiLM

@@ -8,7 +8,8 @@ from keras import ops
 from families.xlnet.question_answering.beam import postprocess_beam
 from families.xlnet.span_labeler import XLNetSpanLabeler
 from modeling.encoder_interface import build_encoder
-from tasks.question_answering.heads import cross_entropy
+from tasks.question_answering.heads import cross_entropy, start_end_prior
+from training.label_prior import prior_cross_entropy
 
 
 class BeamHead:
@@ -56,6 +57,14 @@ class BeamHead:
             ops.expand_dims(labels["is_impossible"], -1),
             ops.expand_dims(outputs["cls_logits"], -1), from_logits=True)
         return loss + 0.5 * answer_class
+
+    def prior_loss(self, labels):
+        """`loss` of the best constant prediction of `labels`: the mean entropy
+        of the start and end positions, and for v2.0 half that of the answer class."""
+        prior = start_end_prior(labels)
+        if not self.config.version_2_with_negative:
+            return prior
+        return prior + 0.5 * prior_cross_entropy(labels["is_impossible"].astype(np.int64))
 
     def answers(self, examples, features, raw, postprocess_config):
         beams = zip(*(np.asarray(raw[name]).tolist() for name in (

@@ -61,3 +61,23 @@ def test_writes_train_and_dev_readable_as_multiple_choice(tmp_path):
     assert not train_topics & {_topic(e.context) for e in dev.examples}  # disjoint articles
     with open(tmp_path / "dev.jsonl", encoding="utf-8") as f:
         assert set(json.loads(f.readline())) == {"id", "context", "endings", "label"}
+
+
+def test_same_article_distractors_are_neither_the_context_nor_its_neighbours(tmp_path):
+    corpus = tmp_path / "wiki.txt"
+    corpus.write_text("".join(_wikitext(10)))
+    main([f"--input_files={corpus}", f"--output_dir={tmp_path}", "--num_train=20", "--num_dev=5",
+          "--dev_fraction=0.3", "--distractors=same_article"])
+    for split in ("train", "dev"):
+        for example in read_multiple_choice_file(str(tmp_path / f"{split}.jsonl")).examples:
+            context = _place_in_article(example.context)
+            endings = [_place_in_article(e) for e in example.endings]
+            assert endings[example.label] == context + 1
+            assert all(_topic(e) == _topic(example.context) for e in example.endings)
+            others = {e for n, e in enumerate(endings) if n != example.label}
+            assert len(others) == 3 and all(abs(e - context) > 1 for e in others)  # across paragraphs too
+
+
+def _place_in_article(sentence):
+    paragraph, position = map(int, _fact_number(sentence).split("-"))
+    return 4 * paragraph + position  # _article's 4 sentences a paragraph

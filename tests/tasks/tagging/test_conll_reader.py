@@ -1,4 +1,5 @@
-"""CoNLL-2003 and generic token/tag files: documents, sentence breaks, IOB1/IOB2, errors."""
+"""CoNLL-2003 and generic token/tag files: documents, sentence breaks, IOB1/IOB2,
+plain tag sets, errors."""
 
 import os
 import re
@@ -81,6 +82,25 @@ def test_labels_from_data_and_checked_against_a_flag():
     check_labels(sentences, labels)
     with pytest.raises(TaggedFileError, match=r"train\.txt:3: tag 'B-ORG' is not one of"):
         check_labels(sentences, ["O", "B-PER", "I-PER"])
+
+
+def test_a_plain_tag_set_reads_any_tag_as_it_is_and_its_labels_are_sorted(tmp_path):
+    path = _write(tmp_path, "Paris NNP I-NP\nis VBZ B-\n\nI PRP I-NP\n")
+    sentences = read_tagged_file(path, tag_column=1, scheme="tags")
+    assert [s.tags for s in sentences] == [("NNP", "VBZ"), ("PRP",)]
+    assert labels_from_sentences(sentences, "tags") == ["NNP", "PRP", "VBZ"]
+    assert read_tagged_file(path, scheme="tags")[0].tags == ("I-NP", "B-")  # not made IOB2
+    with pytest.raises(TaggedFileError, match=re.escape(path + ":1: tag 'NNP' is not IOB")):
+        read_tagged_file(path, tag_column=1)
+    with pytest.raises(ValueError, match="tag scheme 'pos' is not one of"):
+        read_tagged_file(path, scheme="pos")
+
+
+def test_conll_chunk_column_reads_as_iob2_chunks():
+    sentences = read_tagged_file(os.path.join(TINY, "train.txt"), tag_column=2)
+    assert sentences[0].tags[:5] == ("B-NP", "B-VP", "B-NP", "I-NP", "B-VP")  # IOB1: I-NP I-VP I-NP I-NP I-VP
+    assert labels_from_sentences(sentences) == [
+        "O", "B-ADVP", "I-ADVP", "B-NP", "I-NP", "B-PP", "I-PP", "B-VP", "I-VP"]
 
 
 def test_shared_conll2003_train_counts():

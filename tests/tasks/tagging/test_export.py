@@ -4,7 +4,8 @@ entities it returns are the ones the training-time windows
 give, with character offsets into the input; hostile text included. For BERT
 (basic-tokenizer words, `[CLS]` first) and XLNet (whitespace words,
 SentencePiece, windows padded on the left) with a CRF, whose served tags are
-the Viterbi tags of each window's words, as in evaluation."""
+the Viterbi tags of each window's words, as in evaluation. A plain tag set
+(part of speech) serves each word's tag."""
 
 import base64
 import json
@@ -165,3 +166,54 @@ def test_saved_model_cli_lists_the_outputs(served):
 def test_warmup_requests_run(exported):
     check_warmup_requests(exported["export_dir"], {"serving_default": (
         "entity_types", "entity_texts", "entity_starts", "entity_ends", "num_entities")})
+
+
+POS_TAGS = (".", "DT", "JJ", "NN", "NNP", "VBZ")
+
+
+@pytest.fixture(scope="module")
+def tags_served(tmp_path_factory, uncased_vocab_file):
+    """A BERT tagger of a plain tag set, exported from its run's export_meta.json
+    (which records `tag_scheme`) and served in a fresh process."""
+    tmp = tmp_path_factory.mktemp("pos")
+    keras.utils.set_random_seed(12)
+    meta = ExportMeta("ner", TINY_CONFIG.replace(initializer_range=0.5), uncased_vocab_file,
+                      max_seq_length=SEQ_LENGTH, label_list=POS_TAGS, doc_stride=DOC_STRIDE,
+                      tag_scheme="tags")
+    model = build_task_model(meta)
+    run_dir = str(tmp / "run")
+    save_weights(model, run_dir)
+    write_export_meta(run_dir, meta)
+    export_dir = export_model(read_export_meta(run_dir), str(tmp / "pos" / "1"), run_dir)
+    texts = sentences() + HOSTILE_TEXTS
+    encoded = {"texts": [base64.b64encode(t.encode("utf-8")).decode() for t in texts], "alone": []}
+    report = json.loads(run_fresh(_LOADER, tmp, export_dir=export_dir, **encoded).strip().splitlines()[-1])
+    return model, meta.text_side(), texts, report, export_dir
+
+
+def test_a_plain_tag_set_serves_each_words_tag_as_the_training_pipeline(tags_served):
+    model, text_side, texts, report, export_dir = tags_served
+    words = [WORDS["bert"](text_side, t) for t in texts]
+    tagged = [TaggedSentence(w, (".",) * len(w), i, "served", 1) for i, w in enumerate(words)]
+    features = build_tagging_features(tagged, text_side, {t: i for i, t in enumerate(POS_TAGS)},
+                                      SEQ_LENGTH, DOC_STRIDE)
+    predicted = np.asarray(model(features.inputs, training=False)["logits"]).argmax(-1)
+    expected = values_per_word(features.label_weights, features.word_index, features.sentence_index,
+                               predicted)
+    outputs = report["texts"][0]
+    assert len({t for row in outputs["word_tags"] for t in row} - {""}) > 2  # not one tag throughout
+    for row, (text, row_words) in enumerate(zip(texts, words)):
+        count = outputs["num_words"][row][0]
+        assert count == len(row_words), (row, text[:80])
+        assert outputs["word_tags"][row][:count] == [POS_TAGS[i] for i in expected.get(row, [])]
+        for column, word in enumerate(row_words):
+            start, end = outputs["word_starts"][row][column], outputs["word_ends"][row][column]
+            assert text[start:end] == outputs["word_texts"][row][column]
+            assert text_side.encode(text[start:end]) == text_side.encode(word)
+        width = len(outputs["word_tags"][row])
+        assert outputs["word_tags"][row][count:] == [""] * (width - count)
+        assert outputs["word_starts"][row][count:] == [-1] * (width - count)
+    for name in ("word_tags", "word_texts", "word_starts", "word_ends", "num_words"):
+        assert f"['{name}']" in report["cli"], name
+    check_warmup_requests(export_dir, {"serving_default": (
+        "word_tags", "word_texts", "word_starts", "word_ends", "num_words")})

@@ -1,5 +1,7 @@
 """The tagging task under the shared trainer: loss falls, outputs well formed;
-on XLNet too (left-padded windows, trimmed on the left)."""
+on XLNet too (left-padded windows, trimmed on the left); a plain tag set
+(part of speech) scored by token accuracy, CoNLL's IOB1 chunk column by
+conlleval's chunks."""
 
 import os
 
@@ -13,7 +15,7 @@ from families.bert.encoder import BertEncoder
 from families.xlnet.config import XLNetConfig
 from modeling.crf import viterbi_tags
 from tasks.tagging.conll_reader import TaggedFileError
-from tasks.tagging.metrics import entity_scores
+from tasks.tagging.metrics import entity_scores, token_accuracy
 from tasks.tagging.predictions import values_per_word
 from tasks.tagging.task import TaggingConfig, TaggingTask, find_split_file
 from tests.conftest import FIXTURES
@@ -185,3 +187,78 @@ def test_evaluation_from_short_to_long_windows_changes_no_output(uncased_vocab_f
     for key, logits in full_words.items():  # masked positions add exact zeros; float32 sums of other lengths
         np.testing.assert_allclose(trimmed_words[key], logits, atol=1e-5, err_msg=str(key))
     assert trimmed_loss == pytest.approx(trainer.evaluate(4, split="dev")["loss"], rel=1e-5)
+
+
+POS_WORDS = {"the": "DT", "a": "DT", "red": "JJ", "old": "JJ", "house": "NN", "door": "NN",
+             "houses": "NNS", "doors": "NNS", "opened": "VBD", "stood": "VBD", ".": "."}
+
+
+def _write_pos_files(data_dir):
+    """Sentences whose every word has one part-of-speech tag: `word tag` lines."""
+    data_dir.mkdir()
+    patterns = [("the", "red", "house", "stood", "."), ("a", "door", "opened", "."),
+                ("the", "old", "doors", "opened"), ("houses", "stood", "."), ("a", "red", "door", ".")]
+    for split, rows in (("train", patterns * 2), ("dev", patterns[::2]), ("test", patterns[1:2])):
+        (data_dir / f"{split}.txt").write_text("".join(
+            "".join(f"{w} {POS_WORDS[w]}\n" for w in words) + "\n" for words in rows))
+
+
+def test_a_plain_tag_set_trains_and_is_scored_by_token_accuracy(uncased_vocab_file, tmp_path):
+    keras.utils.clear_session()
+    _write_pos_files(tmp_path / "pos")
+    task = TaggingTask(TaggingConfig(str(tmp_path / "pos"), uncased_vocab_file, TINY_CONFIG,
+                                     max_seq_length=16, tag_scheme="tags", predict_split="dev"))
+    assert task.labels == [".", "DT", "JJ", "NN", "NNS", "VBD"]  # every tag of train and dev, sorted
+    trainer, records = _train(task, tmp_path / "run", steps=20)
+    assert records[-1]["loss"] < records[0]["loss"]
+    predictions = trainer.predict(8, split="dev")
+    results = task.evaluate(predictions)
+    written = _read_predictions(task.write_predictions("dev", predictions, str(tmp_path))[0])
+    gold, predicted = [[g for _, g, _ in s] for s in written], [[p for _, _, p in s] for s in written]
+    assert gold == [[POS_WORDS[w] for w, _, _ in s] for s in written]
+    right = sum(g == p for gs, ps in zip(gold, predicted) for g, p in zip(gs, ps))
+    assert results == {"accuracy": pytest.approx(right / sum(map(len, gold)))}
+    assert trainer.evaluate(8, split="dev")["token_accuracy"] == pytest.approx(results["accuracy"])
+    assert task.export_meta().tag_scheme == "tags"
+    with pytest.raises(ValueError, match="tag_scheme must be one of"):
+        TaggingConfig(DATA, uncased_vocab_file, TINY_CONFIG, tag_scheme="pos")
+
+
+def test_a_tag_only_dev_holds_is_a_label_scored_not_an_error(uncased_vocab_file, tmp_path):
+    """A subset's dev file may hold a rare tag (CoNLL-2003's WP$) its train file
+    lacks: the model never learns it and every word carrying it counts as wrong."""
+    _write_pos_files(tmp_path / "pos")
+    with open(tmp_path / "pos" / "dev.txt", "a", encoding="utf-8") as f:
+        f.write("whose WP$\nhouse NN\n\n")
+    task = TaggingTask(TaggingConfig(str(tmp_path / "pos"), uncased_vocab_file, TINY_CONFIG,
+                                     max_seq_length=16, tag_scheme="tags", predict_split="dev"))
+    assert task.labels == [".", "DT", "JJ", "NN", "NNS", "VBD", "WP$"]
+    assert [s.tags for s in task.sentences("dev")][-1] == ("WP$", "NN")
+    assert "WP$" not in {t for s in task.sentences("train") for t in s.tags}
+
+
+def test_conll_chunk_column_in_iob1_is_scored_as_conlleval_scores_it(uncased_vocab_file, tmp_path):
+    """CoNLL-2003's chunk column (2) of the original release is IOB1 (`I-NP`
+    opens a chunk): read as IOB2, the labels are B-/I- of each chunk type, and
+    the chunks scored are those conlleval finds in the file's own tags."""
+    keras.utils.clear_session()
+    task = _task(uncased_vocab_file, tag_column=2, predict_split="dev")
+    assert task.labels == ["O", "B-ADVP", "I-ADVP", "B-NP", "I-NP", "B-PP", "I-PP", "B-VP", "I-VP"]
+    first = task.sentences("train")[0]
+    assert first.tags[:4] == ("B-NP", "B-VP", "B-NP", "I-NP")  # I-NP I-VP I-NP I-NP in the file
+    predictions = Trainer(task, RunOptions(output_dir=str(tmp_path / "run"))).predict(8, split="dev")
+    results = task.evaluate(predictions)
+    written = _read_predictions(task.write_predictions("dev", predictions, str(tmp_path))[0])
+    raw = [line.split() for line in open(os.path.join(DATA, "dev.txt"), encoding="utf-8")]
+    file_tags = [row[2] for row in raw if row and row[0] != "-DOCSTART-"]
+    gold, predicted = [[g for _, g, _ in s] for s in written], [[p for _, _, p in s] for s in written]
+    assert sum(map(len, gold)) == len(file_tags)
+    # conlleval over the file's IOB1 tags finds the same chunks as over the IOB2 gold.
+    by_file, lengths = [], [len(s) for s in gold]
+    for n in lengths:
+        by_file.append(file_tags[:n])
+        file_tags = file_tags[n:]
+    expected = entity_scores(by_file, predicted)
+    assert results["f1"] == pytest.approx(expected.f1) and results["NP_f1"] == pytest.approx(
+        expected.per_type["NP"].f1)
+    assert results["accuracy"] == pytest.approx(token_accuracy(gold, predicted))

@@ -1,0 +1,24 @@
+"""Learning-rate selection and the trainability gate: a rate whose run stayed
+at the label prior is never chosen, the best slice score wins, and a run that
+fails the gate at the best rate is retried at the next."""
+
+import math
+
+from comparisons.selection import ranked
+from training.label_prior import LEFT_PRIOR, left_prior
+
+
+def test_the_gate_is_a_training_loss_below_the_priors_share():
+    assert left_prior({"train_loss": 0.3, "prior_loss": 0.693})
+    assert not left_prior({"train_loss": 0.68, "prior_loss": 0.693})  # stuck at ln 2
+    assert not left_prior({"train_loss": LEFT_PRIOR * 0.693, "prior_loss": 0.693})  # at the line: not below it
+    assert not left_prior({"prior_loss": 0.693})  # no training loss recorded: not shown to have trained
+    assert not left_prior({"train_loss": math.nan, "prior_loss": 0.693})
+
+
+def test_rates_that_trained_rank_by_score_and_the_others_never():
+    outcomes = {1e-4: {"score": 70.0, "trained": True}, 1e-3: {"score": 75.0, "trained": True},
+                3e-3: {"score": 90.0, "trained": False}, 3e-4: {"score": 75.0, "trained": True}}
+    assert ranked(outcomes) == [3e-4, 1e-3, 1e-4]  # a tie goes to the smaller rate
+    assert ranked({1e-3: {"score": math.nan, "trained": True}, 1e-4: {"score": 50.0, "trained": True}}) == [1e-4, 1e-3]
+    assert ranked({1e-3: {"score": 80.0, "trained": False}}) == []
