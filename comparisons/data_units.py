@@ -12,7 +12,7 @@ from contracts.comparison import Shape
 from comparisons.truncation import truncated_share
 from contracts.registry import text_side_for, text_side_type
 from demo.progress import run_stage
-from families import registry
+from contracts import registry
 
 
 class DataUnits:
