@@ -46,7 +46,8 @@ def parse_args(argv=None):
     parser.add_argument("--wikitext_files", help="WikiText files (comma-separated) joining the built-in corpus")
     parser.add_argument("--corpus", help="your own corpus instead (one sentence per line, a blank line "
                                          "between documents)")
-    parser.add_argument("--systems", help="comma-separated subset of the declared systems (default: all)")
+    parser.add_argument("--systems", help="comma-separated systems of those declared, or 'all' (default: the "
+                                          "tier's)")
     parser.add_argument("--seeds", type=int, help="fine-tuning seeds per pretraining seed (default: the tier's)")
     parser.add_argument("--pretraining_seeds", type=int, help="pretraining runs per system (default: the tier's)")
     parser.add_argument("--seed", type=int, default=12345, help="seed of data, initialisation and order")
@@ -137,7 +138,7 @@ def main(argv=None):
     from demo.progress import StageError, format_seconds
     from utils.files import atomic_write_text
 
-    names = args.systems.split(",") if args.systems else None
+    names = tier.systems if args.systems is None else None if args.systems == "all" else args.systems.split(",")
     systems = select(all_systems(), names and [*names, tier.reference])
     tasks = [downstream.BY_NAME[name] for name in tier.tasks]
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": ROOT}

@@ -1,18 +1,22 @@
 """The comparison's data phase, unit by unit: the corpus (lower-cased, the
 comparison's one casing policy), each family's vocabulary learnt from it,
-each kind of pretraining records (and of the held-out text), each task's
+the held-out loss of each family's LM at word frequencies alone (the
+unigram prior), each kind of pretraining records (and of the held-out text), each task's
 fixed subset with its selection slice, its non-neural baselines and the share
 of its examples each family's tokenizer cuts at the tier's length."""
 
 import dataclasses
 import os
 
-from comparisons import baselines, corpus
+from comparisons import baselines, corpus, unigram_prior
 from contracts.comparison import Shape
 from comparisons.truncation import truncated_share
 from contracts.registry import text_side_for, text_side_type
 from demo.progress import run_stage
 from contracts import registry
+
+
+PRIOR_LINES = 50_000  # lines of the corpus (and of the held-out text) the unigram prior counts
 
 
 class DataUnits:
@@ -83,6 +87,20 @@ class DataUnits:
         tokens = text_side_for(family, self.vocabulary(family), True).special_ids.vocab_size
         return {"tokens": tokens, "requested": self.tier.vocab_size}
 
+    def unigram_prior(self, family):
+        """The held-out loss of `family`'s LM had it learnt word frequencies only
+        (`comparisons.unigram_prior`), over the first `PRIOR_LINES` corpus lines."""
+        system = next(s for s in self.systems.values() if s.family == family)
+        vocabulary = self.vocabulary(family)
+        if system.vocabulary.targets is not None:
+            targets = system.vocabulary.targets(vocabulary)
+        else:
+            targets = text_side_for(family, vocabulary, True).encode
+        return {"nats": unigram_prior.unigram_cross_entropy(
+            unigram_prior.text_ids(self.path("data", "corpus.txt"), targets, PRIOR_LINES),
+            unigram_prior.text_ids(self.path("data", "held_out.txt"), targets, PRIOR_LINES),
+            self.shape(family).vocab_size)}
+
     def write_records(self, system, held_out):
         unit = f"records/{system.records}{'/held_out' if held_out else ''}"
         text = self.path("data", "held_out.txt" if held_out else "corpus.txt")
@@ -129,6 +147,8 @@ class DataUnits:
         """[(unit, work)] of the data phase, in order."""
         units = [("corpus", self.write_corpus)]
         units += [(f"vocabulary/{family}", lambda f=family: self.learn_vocabulary(f)) for family in self.families()]
+        units += [(f"unigram_prior/{family}", lambda f=family: self.unigram_prior(f)) for family in self.families()
+                  if any(s.pretrains for s in self.systems.values() if s.family == family)]
         pretrained = [s for s in self.systems.values() if s.pretrains]
         for system in {s.records: s for s in pretrained}.values():
             units += [(f"records/{system.records}{'/held_out' if held_out else ''}",

@@ -18,7 +18,7 @@ where their arms are run anyway and shown, but never tested or counted.
 
 import dataclasses
 
-TIER_SCALE = {"tiny": 1, "cpu": 1, "gpu": 2}  # the tiny tier is a pipeline check of the cpu tier's protocol
+TIER_SCALE = {"tiny": 1, "cpu": 1, "cpu_long": 1, "gpu": 2}  # tiny: a pipeline check of the cpu protocol
 
 NSP = ("next-sentence prediction is neutral or harmful in small-budget ablations (RoBERTa, SpanBERT, XLNet's "
        "own), so no sign is expected")

@@ -157,7 +157,8 @@ def _systems(systems, budget, entries):
             "pretraining_seconds": [entries[u]["seconds"] for u in seeds],
             "final_loss": [entries[u]["result"].get("last_logged", {}).get("loss") for u in seeds],
             "predicted_seconds": budget.predicted_seconds.get(name),
-            "held_out": held, "held_out_lm_loss": [loss for loss in losses if loss is not None]}
+            "held_out": held, "held_out_lm_loss": [loss for loss in losses if loss is not None],
+            "unigram_prior": (entries.get(f"unigram_prior/{system.family}") or {}).get("result", {}).get("nats")}
     return found
 
 
@@ -208,7 +209,7 @@ def collect(entries, systems, tasks, tier, setup):
         units = arm_units(Arm.from_variant(system, variant), task, budget, runs, entries, by_system)
         all_runs = [r for rs in by_seed.values() for r in rs]
         scores[f"{system}/{task}/{variant}"] = {
-            **(summarise(units) if units else {"units": [], "n": 0}),
+            **(summarise(units) if units else {"units": [], "n": 0, "runs": 0}),
             "failed_runs": sum(r.get("score") is None for r in all_runs),
             "learning_rates": sorted({r["learning_rate"] for r in all_runs if r.get("learning_rate")}),
             "retried_runs": sum(len(r.get("attempts", [])) > 1 for r in all_runs)}

@@ -23,15 +23,15 @@ from demo.threads import shared_out
 
 
 class Workers:
-    """Runs runner command lines in long-lived processes (`eager`: their
-    `tf.function`s run eagerly).
+    """Runs runner command lines in long-lived processes (`eager`: the runners
+    whose `tf.function`s run eagerly).
 
     Example:
     >>> with Workers(root, env) as workers:
     ...     seconds = workers.run("run_classifier", ["--task_name=SST-2", ...], "logs/sst.log", "SST-2")
     """
 
-    def __init__(self, root, env, eager=False, slots=1):
+    def __init__(self, root, env, eager=(), slots=1):
         self.root, self.eager, self.slots = root, eager, slots
         self.env = env if slots == 1 else {**env, **shared_out(slots)}
         self.processes = {}  # (runner, slot) -> (Popen, line queue)
@@ -48,7 +48,7 @@ class Workers:
     def _process(self, key):
         if key not in self.processes:
             runner = key[0]
-            command = [sys.executable, "-m", "comparisons.worker", runner, *(["--eager"] if self.eager else [])]
+            command = [sys.executable, "-m", "comparisons.worker", runner, *(["--eager"] if runner in self.eager else [])]
             process = subprocess.Popen(command, cwd=self.root, env=self.env, text=True, stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             lines = queue.Queue()

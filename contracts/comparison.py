@@ -40,10 +40,15 @@ class Vocabulary:
     """How a family learns its vocabulary (its text side's file) from the corpus:
     `command(corpus, size, path)` is the argv after `python` of the script
     that writes it at `path`, or beside it; `written(path)` then names the
-    file it wrote (default: `path`), as GPT's BPE files are named by their merges."""
+    file it wrote (default: `path`), as GPT's BPE files are named by their merges.
+    `targets(path)` gives the function from a line of text to the ids the
+    family's LM predicts for it, from the vocabulary file at `path` (default:
+    its text side's `encode`; ELMo's softmax is over words, its input characters).
+    """
 
     command: object
     written: object = None
+    targets: object = None
 
     def model_file(self, path):
         """The file the command wrote, given the `path` it was asked for."""

@@ -15,12 +15,19 @@ the softmax only; the biLM reads every word as characters. Its windows are
 from contracts.comparison import System, Vocabulary
 from families.elmo.config import CharCNNOptions, ELMoConfig, LSTMOptions
 from families.elmo.flops import pretraining_flops
+from families.elmo.vocabulary import Vocabulary as WordVocabulary
 
 SAMPLED_WORDS = 8192  # the original's n_negative_samples_batch: a larger vocabulary samples this many
 
+def word_targets(path):
+    """A line's word ids, as its softmax predicts them (`<UNK>` for a word not in the file)."""
+    vocabulary = WordVocabulary.from_file(path)
+    return lambda line: [vocabulary.word_id(word) for word in line.split()]
+
+
 VOCABULARY = Vocabulary(lambda corpus, size, path: [
     "build_vocab.py", "--model=elmo", f"--input_file={corpus}", f"--vocab_file={path}", f"--max_size={size}",
-    "--min_count=2"])
+    "--min_count=2"], targets=word_targets)
 
 
 def config(size, shape):
