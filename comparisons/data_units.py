@@ -7,6 +7,7 @@ of its examples each family's tokenizer cuts at the tier's length."""
 
 import dataclasses
 import os
+import random
 
 from comparisons import baselines, corpus, unigram_prior
 from contracts.comparison import Shape
@@ -72,7 +73,11 @@ class DataUnits:
         return given or list(corpus.stdlib(self.tier.max_modules))
 
     def write_corpus(self):
+        """The corpus and the held-out text, documents in a seeded order: the
+        sources come one after another (WikiText, then each task's text), and the
+        record writers shuffle only within a window of documents."""
         documents, dropped = corpus.drop_held_out_sentences(self.documents())
+        random.Random(self.seed).shuffle(documents)
         return {**{part: corpus.write_documents(self.path("data", f"{part}.txt"),
                                                 [d for d in documents if d.held == held], lower=True)
                    for part, held in (("corpus", False), ("held_out", True))},

@@ -4,8 +4,6 @@ wins, and a run that fails the gate at the best rate is retried at the next."""
 
 import math
 
-from comparisons.arms import Arm, Run
-from comparisons.protocol import Protocol
 from comparisons.selection import ranked
 from training.label_prior import LEFT_PRIOR, left_prior
 
@@ -28,40 +26,3 @@ def test_rates_that_trained_rank_by_score_and_the_others_after_them_by_their_fal
     assert ranked({1e-3: {"score": math.nan, "trained": True}, 1e-4: {"score": 50.0, "trained": True}}) == [1e-4, 1e-3]
     assert ranked({1e-3: {"score": 80.0, "trained": False}}) == [1e-3]  # no losses recorded: tried last
 
-
-class GateOnly(Protocol):
-    """The protocol's fine-tuning step with its runner replaced: each learning
-    rate's run trains or not as `trains` says."""
-
-    def __init__(self, slice_outcomes, trains, tmp_path):
-        self.slice_outcomes, self.trains, self.tried, self.output_dir = slice_outcomes, trains, [], str(tmp_path)
-
-    def ranking(self, arm, task):
-        return ranked(self.slice_outcomes)
-
-    def train_once(self, unit, run, learning_rate, data_flags, output_dir):
-        self.tried.append(learning_rate)
-        trained = self.trains[learning_rate]
-        return {"learning_rate": learning_rate, "score": 60.0 if trained else 50.0, "trained": trained,
-                "train_loss": 0.2 if trained else 0.69, "prior_loss": 0.69}
-
-
-SLICE = {1e-3: {"score": 70.0, "trained": True}, 3e-4: {"score": 60.0, "trained": True},
-         3e-3: {"score": 50.0, "trained": False, "train_loss": 0.69, "prior_loss": 0.69}}
-
-
-def test_a_run_stuck_at_the_prior_is_retried_at_the_next_rate_and_scored_only_there(tmp_path):
-    protocol = GateOnly(SLICE, {1e-3: False, 3e-4: True, 3e-3: True}, tmp_path)
-    protocol.task_flags = {"sst_2": []}
-    outcome = protocol.fine_tune(Run(Arm("bert"), "sst_2"))
-    assert protocol.tried == [1e-3, 3e-4]
-    assert outcome["score"] == 60.0 and outcome["learning_rate"] == 3e-4
-    assert [a["learning_rate"] for a in outcome["attempts"]] == [1e-3, 3e-4]
-
-
-def test_a_run_that_trains_at_no_rate_is_failed_after_trying_every_rate(tmp_path):
-    protocol = GateOnly(SLICE, {1e-3: False, 3e-4: False, 3e-3: False}, tmp_path)
-    protocol.task_flags = {"sst_2": []}
-    outcome = protocol.fine_tune(Run(Arm("bert"), "sst_2"))
-    assert protocol.tried == [1e-3, 3e-4, 3e-3]  # the rate that failed on the slice too, last
-    assert outcome["score"] is None and not outcome["trained"] and len(outcome["attempts"]) == 3
