@@ -177,16 +177,16 @@ def write_documents(path, documents, lower=False):
     return {"documents": count, "sentences": sentences, "bytes": size}
 
 
-def write_next_sentence_choice(directory, documents, num_train, num_dev, seed):
+def write_next_sentence_choice(directory, documents, num_train, num_dev, seed, same_document=True):
     """`train.jsonl` and `dev.jsonl` of `scripts/make_next_sentence_choice_set.py`'s
     layout from held-out documents: the true next sentence of a context among
     three from the context's own document (not its neighbours: distractors
     from other documents let topic and genre decide, which is what
-    next-sentence prediction trains), train and dev from different documents;
-    returns the example counts."""
+    next-sentence prediction trains; `same_document=False` draws them so), train
+    and dev from different documents; returns the example counts."""
     rng = random.Random(seed)
     train, dev = split_articles([d.paragraphs for d in documents], num_dev / (num_train + num_dev), rng)
     for name, part, count in (("train", train, num_train), ("dev", dev, num_dev)):
         write_jsonl(f"{directory}/{name}.jsonl",
-                    make_examples(part, count, NUM_CHOICES, MIN_WORDS, rng, name, same_article=True))
+                    make_examples(part, count, NUM_CHOICES, MIN_WORDS, rng, name, same_article=same_document))
     return {"train": num_train, "dev": num_dev}

@@ -6,11 +6,10 @@ selection slice, fine-tuned through the trainability gate and in the report,
 whose budget is equal FLOPs; the left-to-right systems fine-tune with the
 causal mask their checkpoint carries.
 
-Slow: about 165 CPU-seconds (user + system) for tests/comparisons, almost all
-of it here, and 488 s wall at a load of 12 to 18 on the shared 2-core host (TensorFlow starts in the command and each runner
-process twice; 9 systems are pretrained and fine-tuned with 2 seeds; GPT's
-fine-tuning tokenizes its examples anew for each seed, ELMo's runs a BiLSTM);
-it is the one test of the whole chain."""
+Slow: the slowest test of the suite (TensorFlow starts in the command and each
+runner process twice; 9 systems are pretrained with 2 seeds, each selects its
+rate and fine-tunes twice, traced; GPT's fine-tuning tokenizes its examples anew
+for each seed, ELMo's runs a BiLSTM); it is the one test of the whole chain."""
 
 import json
 import os
@@ -28,7 +27,8 @@ from tests.conftest import ROOT
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
 KILL_AFTER = "pretraining__bert__seed_0.json"  # a pretraining run recorded, the next one under way
 
-pytestmark = pytest.mark.slow
+# The module's fixture runs the comparison twice; under a loaded host that outlasts the suite's 900 s.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 
 def command(output_dir, *flags):
@@ -82,7 +82,7 @@ def test_every_system_is_pretrained_on_an_equal_flop_budget_and_fine_tuned_with_
         scores = found["scores"][f"{name}/word_order/final"]
         assert scores["failed_runs"] + scores["runs"] == 2  # 2 pretraining seeds x 1 fine-tuning seed
         assert all(0 <= v <= 100 for unit in scores["units"] for v in unit)
-        assert set(found["selection"][f"{name}/word_order/final"]) == {"0.001", "0.03"}
+        assert set(found["selection"][f"{name}/word_order/final"]) == {"0.001"}
         if system["steps"] is None:
             assert system["weights_of"] in (None, "ltr")  # the floor, and + BiLSTM on LTR's weights
             continue
@@ -108,7 +108,7 @@ def test_the_gate_passes_some_runs_and_fails_others(resumed):
         entry = json.loads(unit.read_text(encoding="utf-8"))["result"]
         assert (entry["score"] is None) == (not entry["trained"])
         if not entry["trained"]:
-            assert sorted(a["learning_rate"] for a in entry["attempts"]) == [1e-3, 3e-2]
+            assert [a["learning_rate"] for a in entry["attempts"]] == [1e-3]  # the grid's every rate
 
 
 def test_report_and_plots_are_written(resumed):
