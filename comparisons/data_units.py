@@ -17,7 +17,7 @@ from demo.progress import run_stage
 from contracts import registry
 
 
-PRIOR_LINES = 50_000  # lines of the corpus (and of the held-out text) the unigram prior counts
+PRIOR_LINES = 10_000  # lines of the corpus (and of the held-out text) the unigram prior counts
 
 
 class DataUnits:
@@ -100,7 +100,7 @@ class DataUnits:
         if system.vocabulary.targets is not None:
             targets = system.vocabulary.targets(vocabulary)
         else:
-            targets = text_side_for(family, vocabulary, True).encode
+            targets = text_side_for(family, vocabulary, True).encode_batch
         return {"nats": unigram_prior.unigram_cross_entropy(
             unigram_prior.text_ids(self.path("data", "corpus.txt"), targets, PRIOR_LINES),
             unigram_prior.text_ids(self.path("data", "held_out.txt"), targets, PRIOR_LINES),

@@ -16,8 +16,11 @@ def unigram_cross_entropy(corpus_ids, held_out_ids, vocab_size):
     return float(-log_p[np.asarray(held_out_ids, np.int64)].mean())
 
 
-def text_ids(path, target_ids, max_lines=None):
-    """Every id `target_ids(line)` gives for the lines of `path` (the first `max_lines`)."""
+def text_ids(path, target_ids, max_lines=None, batch=1000):
+    """Every id `target_ids(lines)` (a list of ids per line) gives for the
+    nonblank lines of `path` (the first `max_lines`), `batch` lines a call (an
+    in-graph tokenizer runs once per call)."""
     with open(path, encoding="utf-8") as f:
-        lines = itertools.islice((line.strip() for line in f), max_lines)
-        return [i for line in lines if line for i in target_ids(line)]
+        lines = [line for line in itertools.islice((line.strip() for line in f), max_lines) if line]
+    return [i for start in range(0, len(lines), batch) for ids in target_ids(lines[start:start + batch])
+            for i in ids]

@@ -41,9 +41,9 @@ class Vocabulary:
     `command(corpus, size, path)` is the argv after `python` of the script
     that writes it at `path`, or beside it; `written(path)` then names the
     file it wrote (default: `path`), as GPT's BPE files are named by their merges.
-    `targets(path)` gives the function from a line of text to the ids the
-    family's LM predicts for it, from the vocabulary file at `path` (default:
-    its text side's `encode`; ELMo's softmax is over words, its input characters).
+    `targets(path)` gives the function from lines of text to the ids the
+    family's LM predicts for each, from the vocabulary file at `path` (default:
+    its text side's `encode_batch`; ELMo's softmax is over words, its input characters).
     """
 
     command: object

@@ -20,9 +20,9 @@ from families.elmo.vocabulary import Vocabulary as WordVocabulary
 SAMPLED_WORDS = 8192  # the original's n_negative_samples_batch: a larger vocabulary samples this many
 
 def word_targets(path):
-    """A line's word ids, as its softmax predicts them (`<UNK>` for a word not in the file)."""
+    """Each line's word ids, as its softmax predicts them (`<UNK>` for a word not in the file)."""
     vocabulary = WordVocabulary.from_file(path)
-    return lambda line: [vocabulary.word_id(word) for word in line.split()]
+    return lambda lines: [[vocabulary.word_id(word) for word in line.split()] for line in lines]
 
 
 VOCABULARY = Vocabulary(lambda corpus, size, path: [

@@ -18,8 +18,13 @@ def test_a_uniform_corpus_gives_the_log_of_the_vocabulary():
     assert unigram_cross_entropy(list(range(5)) * 3, [1, 4], vocab_size=5) == pytest.approx(math.log(5), rel=1e-12)
 
 
+def words(lines):
+    return [line.split() for line in lines]
+
+
 def test_text_ids_reads_nonblank_lines_up_to_the_limit(tmp_path):
     path = tmp_path / "corpus.txt"
     path.write_text("a b\n\nc\nd e f\n", encoding="utf-8")
-    assert text_ids(str(path), lambda line: [len(w) for w in line.split()]) == [1, 1, 1, 1, 1, 1]
-    assert text_ids(str(path), lambda line: line.split(), max_lines=3) == ["a", "b", "c"]
+    assert text_ids(str(path), words) == ["a", "b", "c", "d", "e", "f"]
+    assert text_ids(str(path), words, max_lines=3) == ["a", "b", "c"]
+    assert text_ids(str(path), words, batch=2) == ["a", "b", "c", "d", "e", "f"]  # lines in calls of 2
