@@ -118,4 +118,4 @@ TIERS = {
         lstm_units=256),
 }
 TIERS["cpu_long"] = dataclasses.replace(TIERS["cpu"], name="cpu_long", reference_steps=6000,
-                                        pretraining_seconds=5 * 3600)
+                                        pretraining_seconds=8 * 3600)
