@@ -12,7 +12,7 @@
   of its task's train subset, CPU-sized subsets of the token-level tasks and
   of SST-2 and word order, and the systems those orderings need (XLNet, whose
   orderings but one are not testable at this scale, joins with `--systems`).
-- `cpu_long`: the cpu tier with three times its pretraining steps, a few hours
+- `cpu_long`: the cpu tier with three times its pretraining steps, hours
   on the same machine: pretraining that has left the unigram plateau well
   behind (docs/comparisons.md gives its predicted cost).
 - `gpu`: the same protocol larger, adding MRPC and a small SQuAD split by article.
