@@ -10,11 +10,11 @@ import os
 import random
 
 from comparisons import baselines, corpus, unigram_prior
-from contracts.comparison import Shape
 from comparisons.truncation import truncated_share
+from contracts import registry
+from contracts.comparison import Shape
 from contracts.registry import text_side_for, text_side_type
 from demo.progress import run_stage
-from contracts import registry
 
 
 PRIOR_LINES = 10_000  # lines of the corpus (and of the held-out text) the unigram prior counts
@@ -38,10 +38,13 @@ class DataUnits:
         """Where `family`'s vocabulary builder is asked to write."""
         return self.path("data", "vocab", family, text_side_type(family).model_file_name)
 
+    def declared_vocabulary(self, family):
+        """How `family` learns its vocabulary (`contracts.comparison.Vocabulary`), as its systems declare it."""
+        return next(s for s in self.systems.values() if s.family == family).vocabulary
+
     def vocabulary(self, family):
         """`family`'s vocabulary file, as its builder named it."""
-        system = next(s for s in self.systems.values() if s.family == family)
-        return system.vocabulary.model_file(self.vocabulary_request(family))
+        return self.declared_vocabulary(family).model_file(self.vocabulary_request(family))
 
     def records(self, name, held_out=False):
         return self.path("data", "records", f"{name}{'.held_out' if held_out else ''}.tfrecord")
@@ -85,20 +88,19 @@ class DataUnits:
 
     def learn_vocabulary(self, family):
         unit = f"vocabulary/{family}"
-        system = next(s for s in self.systems.values() if s.family == family)
         path = self.vocabulary_request(family)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        self.stage(unit, system.vocabulary.command(self.path("data", "corpus.txt"), self.tier.vocab_size, path))
+        self.stage(unit, self.declared_vocabulary(family).command(self.path("data", "corpus.txt"),
+                                                                  self.tier.vocab_size, path))
         tokens = text_side_for(family, self.vocabulary(family), True).special_ids.vocab_size
         return {"tokens": tokens, "requested": self.tier.vocab_size}
 
     def unigram_prior(self, family):
         """The held-out loss of `family`'s LM had it learnt word frequencies only
         (`comparisons.unigram_prior`), over the first `PRIOR_LINES` corpus lines."""
-        system = next(s for s in self.systems.values() if s.family == family)
-        vocabulary = self.vocabulary(family)
-        if system.vocabulary.targets is not None:
-            targets = system.vocabulary.targets(vocabulary)
+        declared, vocabulary = self.declared_vocabulary(family), self.vocabulary(family)
+        if declared.targets is not None:
+            targets = declared.targets(vocabulary)
         else:
             targets = text_side_for(family, vocabulary, True).encode_batch
         return {"nats": unigram_prior.unigram_cross_entropy(

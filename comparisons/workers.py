@@ -48,7 +48,8 @@ class Workers:
     def _process(self, key):
         if key not in self.processes:
             runner = key[0]
-            command = [sys.executable, "-m", "comparisons.worker", runner, *(["--eager"] if runner in self.eager else [])]
+            eager = ["--eager"] if runner in self.eager else []
+            command = [sys.executable, "-m", "comparisons.worker", runner, *eager]
             process = subprocess.Popen(command, cwd=self.root, env=self.env, text=True, stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             lines = queue.Queue()
