@@ -1,0 +1,58 @@
+"""Where the test suite's seconds go, from pytest's JUnit XML (`--junitxml`): the time
+of every test (setup, call and teardown: a module's fixtures count where they are
+built) summed by folder and by module, largest first.
+
+    python scripts/suite_times.py junit.xml --modules=15
+
+A record for each CI run (`.ci/run` prints it), so the cost a new family or task
+adds is seen when it lands.
+"""
+
+import argparse
+import collections
+import xml.etree.ElementTree as ElementTree
+
+
+def test_seconds(junit_xml):
+    """[(module path, seconds)] of every test case in `junit_xml`."""
+    cases = []
+    for case in ElementTree.parse(junit_xml).getroot().iter("testcase"):
+        module = case.get("classname", "").split("::")[0]
+        parts = module.split(".")
+        # classname is the dotted module, plus the class for a test method: keep up to `test_*`.
+        end = next((i + 1 for i, part in enumerate(parts) if part.startswith("test_")), len(parts))
+        cases.append(("/".join(parts[:end]) + ".py", float(case.get("time", 0.0))))
+    return cases
+
+
+def totals(cases, depth=None):
+    """{module path (or its first `depth` folders): (seconds, tests)}, largest first."""
+    summed = collections.defaultdict(lambda: [0.0, 0])
+    for path, seconds in cases:
+        key = "/".join(path.split("/")[:depth]) if depth else path
+        summed[key][0] += seconds
+        summed[key][1] += 1
+    return dict(sorted(((k, tuple(v)) for k, v in summed.items()), key=lambda kv: -kv[1][0]))
+
+
+def table(title, rows, limit=None):
+    lines = [f"{title:<60} {'seconds':>9} {'tests':>6}"]
+    for name, (seconds, count) in list(rows.items())[:limit]:
+        lines.append(f"{name:<60} {seconds:9.1f} {count:6d}")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("junit_xml")
+    parser.add_argument("--modules", type=int, default=15, help="how many of the slowest modules to list")
+    args = parser.parse_args()
+    cases = test_seconds(args.junit_xml)
+    print(f"test time (setup + call + teardown, summed over workers): {sum(s for _, s in cases):.1f} s "
+          f"in {len(cases)} tests")
+    print(table("by folder", totals(cases, depth=2)))
+    print(table(f"the {args.modules} slowest modules", totals(cases), args.modules))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+"""scripts/suite_times.py: a JUnit XML's test times summed by folder and module."""
+
+from scripts import suite_times
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" tests="4">
+<testcase classname="tests.families.test_every_family" name="test_a[bert]" time="10.5" />
+<testcase classname="tests.families.test_every_family" name="test_b[gpt]" time="2.0" />
+<testcase classname="tests.runners.test_main.TestSummary" name="test_c" time="30.25" />
+<testcase classname="tests.families.bert.test_tokenizer" name="test_d" time="0.5"><skipped /></testcase>
+</testsuite></testsuites>
+"""
+
+
+def test_times_are_summed_by_module_and_by_folder_largest_first(tmp_path):
+    path = tmp_path / "junit.xml"
+    path.write_text(JUNIT, encoding="utf-8")
+    cases = suite_times.test_seconds(str(path))
+    assert cases == [("tests/families/test_every_family.py", 10.5), ("tests/families/test_every_family.py", 2.0),
+                     ("tests/runners/test_main.py", 30.25), ("tests/families/bert/test_tokenizer.py", 0.5)]
+    assert suite_times.totals(cases) == {"tests/runners/test_main.py": (30.25, 1),
+                             "tests/families/test_every_family.py": (12.5, 2),
+                             "tests/families/bert/test_tokenizer.py": (0.5, 1)}
+    assert suite_times.totals(cases, depth=2) == {"tests/runners": (30.25, 1), "tests/families": (13.0, 3)}
+    assert suite_times.table("by folder", suite_times.totals(cases, depth=2), limit=1).splitlines()[1].split() == [
+        "tests/runners", "30.2", "1"]
