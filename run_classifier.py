@@ -130,7 +130,7 @@ def main(_):
         logging.info("Dev results of %s: %s", best.output_dir, outcome.results)
     if outcome.is_chief:
         export_after_training(tasks[-1].export_meta(), best.output_dir, FLAGS.export_dir,
-                              FLAGS.do_train)
+                              FLAGS.do_train, FLAGS.export_precision)
 
 
 if __name__ == "__main__":

@@ -125,7 +125,7 @@ def main(_):
         trim_padding=FLAGS.trim_padding, fine_tune_encoder=FLAGS.fine_tune_encoder, crf=FLAGS.crf,
         seed=FLAGS.seed)
     outcome = fine_tune_and_export(TaggingTask(config), options, settings_from_flags(),
-                                   FLAGS.export_dir)
+                                   FLAGS.export_dir, FLAGS.export_precision)
     if outcome.results:
         logging.info("Dev results: %s", outcome.results)
 

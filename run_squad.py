@@ -112,7 +112,7 @@ def main(_):
     predict = FLAGS.do_predict or FLAGS.do_eval
     fine_tune_and_export(task, options, settings_from_flags(
         do_predict=predict, do_eval=FLAGS.do_eval or (predict and task.has_answers())),
-        FLAGS.export_dir)
+        FLAGS.export_dir, FLAGS.export_precision)
 
 
 if __name__ == "__main__":

@@ -63,7 +63,8 @@ def main(_):
         trim_padding=options.distribution_strategy != "tpu" and not options.jit_compile,
         fine_tune_encoder=FLAGS.fine_tune_encoder, **feature_head_from_flags(encoder_config),
         seed=FLAGS.seed))
-    fine_tune_and_export(task, options, settings_from_flags(), FLAGS.export_dir)
+    fine_tune_and_export(task, options, settings_from_flags(), FLAGS.export_dir,
+                         FLAGS.export_precision)
 
 
 if __name__ == "__main__":

@@ -32,13 +32,14 @@ class ExportDirError(ValueError):
     """An export directory that holds something other than an export to replace."""
 
 
-def write_marker(saved_model):
+def write_marker(saved_model, facts=None):
     """Marks the SavedModel folder `saved_model` as this project's export, which
-    a later export to the same place may replace."""
+    a later export to the same place may replace; `facts` {name: value} are
+    recorded beside the mark (a task export's `export_precision`)."""
     path = os.path.join(saved_model, MARKER)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
-        f.write(json.dumps({"exported_by": "bert-garden"}) + "\n")
+        f.write(json.dumps({"exported_by": "bert-garden", **(facts or {})}) + "\n")
 
 
 def is_export(path):

@@ -31,6 +31,11 @@ The contract (JSON object; runners write it with `write_export_meta`):
                             null or absent (other tasks, older files): chunks for tagging
     squad                   question_answering only: {max_query_length, n_best_size, max_answer_length,
                             version_2_with_negative, null_score_diff_threshold}
+    export_precision        what the SavedModel this run exported computes in: "float32", or
+                            "bfloat16" (the encoder's weights and compute; head and outputs
+                            float32); null or absent when the run exported none (a later
+                            `python -m export.export_model` names its own, recorded in the
+                            SavedModel's `assets.extra/bert_garden_export.json`)
     task_model              the task model's Keras config (`keras.saving.serialize_keras_object`,
                             encoder config inside); the export rebuilds the model from it
                             whatever its class or encoder family. Files written before this
@@ -58,6 +63,7 @@ EXPORT_META_FILE = "export_meta.json"
 FORMAT_VERSION = 1
 LEGACY_FAMILY = "bert"  # the family of files that record only `bert_config`
 LEGACY_CAUSAL = "causal_attention"  # where older files record BERT's causal mask
+EXPORTED_PRECISIONS = ("float32", "bfloat16")
 
 
 class ExportMetaError(ValueError):
@@ -82,6 +88,7 @@ class ExportMeta:
     squad: dict = None
     tag_scheme: str = None
     task_model: dict = None
+    export_precision: str = None
 
     def __post_init__(self):
         if self.task_model is not None and not isinstance(self.task_model, dict):
@@ -94,6 +101,9 @@ class ExportMeta:
         if record.serve is None:
             raise ExportMetaError(f"task {self.task!r} is not exported")
         object.__setattr__(self, "task", record.name)  # an earlier version's name, read as today's
+        if self.export_precision not in (None, *EXPORTED_PRECISIONS):
+            raise ExportMetaError(f"export_precision must be one of {list(EXPORTED_PRECISIONS)}, "
+                                  f"got {self.export_precision!r}")
         if self.both_orders and not self.paired:
             raise ExportMetaError("both_orders needs paired inputs")
         if record.check_meta:

@@ -11,13 +11,14 @@ from export.export_dir import check_replaceable, write_marker
 from utils.files import give_default_modes
 
 
-def save_atomically(obj, export_dir, signatures=None, write_extras=None):
+def save_atomically(obj, export_dir, signatures=None, write_extras=None, facts=None):
     """`tf.saved_model.save` into a hidden temporary folder beside `export_dir`
     (`.<name>.<random>.tmp`: neither a TF Serving version nor a match of a glob
     over the exports), marked as an export, then renamed onto `export_dir`,
     which must be absent, empty or an earlier export (else ExportDirError, and
     nothing is written). `write_extras(staging_dir)` may add files (e.g.
-    `assets.extra/`) before the rename. The folder and everything in it get
+    `assets.extra/`) before the rename; `facts` go into the export's mark
+    (`export_dir.write_marker`). The folder and everything in it get
     the modes `os.makedirs` and `open()` give under the umask (TensorFlow makes
     its folders 0755 and copies assets 0644, whatever the umask)."""
     export_dir = os.path.realpath(export_dir)
@@ -29,7 +30,7 @@ def save_atomically(obj, export_dir, signatures=None, write_extras=None):
         tf.saved_model.save(obj, staging, signatures=signatures)
         if write_extras is not None:
             write_extras(staging)
-        write_marker(staging)
+        write_marker(staging, facts)
         give_default_modes(staging)
         check_replaceable(export_dir)  # again: the save took a while
         if os.path.lexists(export_dir):

@@ -43,6 +43,13 @@ def checked_ids(model, inputs):
         return {name: tf.identity(value) for name, value in inputs.items()}
 
 
+def computed_in(model):
+    """`bfloat16` or `float32`: what the encoder of `model` (a task model, or an
+    encoder; a test's stand-in without a dtype policy: float32) computes in."""
+    policy = getattr(getattr(model, "encoder", model), "dtype_policy", None)
+    return "bfloat16" if policy is not None and policy.compute_dtype == "bfloat16" else "float32"
+
+
 def add_vocabulary_assets(root, text_side):
     """The text side's vocabulary files as assets of `root` (`vocab_file` and
     the others in `vocabulary_files`); none for a model without a vocabulary."""
@@ -69,6 +76,7 @@ class ServingModule(tf.__internal__.tracking.AutoTrackable):
         if tokenizer.resources:  # e.g. SentencePiece's model; WordPiece's tables are constants
             self.tokenizer_resources = list(tokenizer.resources)
         self.variables = [v.value for v in model.variables]
+        self._facts = {"export_precision": computed_in(model)}
 
     def save(self, export_dir, signatures, warmup_requests):
         """Saves with `signatures` {name: tf.function with an input_signature},
@@ -76,4 +84,5 @@ class ServingModule(tf.__internal__.tracking.AutoTrackable):
         for name, function in signatures.items():
             setattr(self, name, function)
         return save_atomically(self, export_dir, signatures,
-                               write_extras=lambda d: write_warmup_requests(d, warmup_requests))
+                               write_extras=lambda d: write_warmup_requests(d, warmup_requests),
+                               facts=self._facts)

@@ -11,8 +11,9 @@ then its task's own flags.
     define_fine_tuning_flags the training flags and data_dir, do_predict,
                              predict_batch_size, num_train_epochs, warmup_proportion,
                              skip_bad_rows, fine_tune_encoder, lstm_units, lstm_layers,
-                             export_dir
+                             export_dir, export_precision
     define_export_flag       export_dir (also for the export command lines)
+    define_export_precision_flag  export_precision (the serving exports' command lines)
 
 `model_files_from_flags`, `do_lower_case_from_flags`, `feature_head_from_flags`
 and `settings_from_flags` read them back;
@@ -25,6 +26,7 @@ from checkpoints.companion_files import resolve_model_files
 from contracts import registry
 from contracts.family import UnsupportedTaskError
 from training.fine_tuning import FineTuningSettings
+from training.precision import EXPORT_CHOICES
 
 FLAGS = flags.FLAGS
 # What a SavedModel's --export_dir may be (`export/export_dir.py`).
@@ -110,10 +112,19 @@ def define_fine_tuning_flags(unit="Examples", train_batch_size=32, learning_rate
                          "record's).", lower_bound=1)
     define_export_flag("Write the serving SavedModel here after training"
                        + (f": {export_help}" if export_help else ".") + f" {EXPORT_DIR_HELP}")
+    define_export_precision_flag()
 
 
 def define_export_flag(help_text):
     flags.DEFINE_string("export_dir", None, help_text)
+
+
+def define_export_precision_flag():
+    flags.DEFINE_enum("export_precision", "float32", list(EXPORT_CHOICES),
+                      "What the serving SavedModel's encoder computes in: bfloat16 (its weights stored "
+                      "in bfloat16; the task head, softmax, CRF and outputs stay float32), float32, or "
+                      "auto: bfloat16 where this machine computes it natively (a GPU, TPU, or a CPU "
+                      "with amx_bf16 or avx512_bf16), float32 elsewhere. See docs/serving.md.")
 
 
 def check_fine_tuning_flags(required=("data_dir",), flag_values=FLAGS):

@@ -7,6 +7,10 @@ slower in bf16 than in fp32, for us and for PyTorch alike. So `auto` resolves to
 `bf16` on the former and to `none` (float32) elsewhere, and an explicit `bf16`
 on an emulating CPU is honoured with a warning.
 
+An export's precision (`--export_precision`, `resolve_export`) follows the same
+rule: `auto` computes the exported encoder in bfloat16 where this host (or the
+declared target) multiplies bf16 natively, in float32 elsewhere.
+
 Imports no TensorFlow unless the Keras backend is TensorFlow, so JAX-only
 benchmarks use it too.
 
@@ -19,6 +23,7 @@ from absl import logging
 
 PRECISIONS = {"none": "float32", "bf16": "mixed_bfloat16", "fp16": "mixed_float16"}
 CHOICES = ("auto", *PRECISIONS)
+EXPORT_CHOICES = ("auto", "float32", "bfloat16")
 NATIVE_BF16_CPU_FLAGS = ("amx_bf16", "avx512_bf16")
 CPUINFO = "/proc/cpuinfo"
 
@@ -70,15 +75,7 @@ def resolve(requested, device=None, cpu_flags=None, distribution_strategy=None):
         raise ValueError(f"mixed_precision must be one of {list(CHOICES)}, got {requested!r}")
     if requested in ("none", "fp16"):
         return requested, f"--mixed_precision={requested} given"
-    device = device or accelerator(distribution_strategy)
-    if device != "cpu":
-        native, why = True, f"{device.upper()} computes bf16 natively"
-    else:
-        flags = read_cpu_flags() if cpu_flags is None else cpu_flags
-        found = sorted(set(NATIVE_BF16_CPU_FLAGS) & set(flags))
-        native = bool(found)
-        why = (f"CPU with native bf16 ({', '.join(found)})" if native else
-               f"CPU without native bf16 (no {' or '.join(NATIVE_BF16_CPU_FLAGS)} in {CPUINFO} flags)")
+    native, why = native_bf16(device or accelerator(distribution_strategy), cpu_flags)
     if requested == "bf16":
         if not native:
             _once(logging.warning, f"--mixed_precision=bf16 on a {why}: bf16 is emulated there and "
@@ -88,6 +85,33 @@ def resolve(requested, device=None, cpu_flags=None, distribution_strategy=None):
     reason = f"{why}: {PRECISIONS[precision]}"
     _once(logging.info, f"--mixed_precision=auto: {reason}")
     return precision, reason
+
+
+def native_bf16(device, cpu_flags=None):
+    """(whether `device` multiplies bf16 in hardware, why); a CPU's answer is in
+    `cpu_flags` (default: this machine's)."""
+    if device != "cpu":
+        return True, f"{device.upper()} computes bf16 natively"
+    flags = read_cpu_flags() if cpu_flags is None else cpu_flags
+    found = sorted(set(NATIVE_BF16_CPU_FLAGS) & set(flags))
+    if found:
+        return True, f"CPU with native bf16 ({', '.join(found)})"
+    return False, f"CPU without native bf16 (no {' or '.join(NATIVE_BF16_CPU_FLAGS)} in {CPUINFO} flags)"
+
+
+def resolve_export(requested, device=None, cpu_flags=None):
+    """(`float32` | `bfloat16`, why) for an `--export_precision` value: `auto` is
+    bfloat16 where `device` (`cpu`, `gpu`, `tpu`; default: the exporting
+    machine's) computes it natively, else float32. Exporting on one machine for
+    another, name the precision."""
+    if requested not in EXPORT_CHOICES:
+        raise ValueError(f"export_precision must be one of {list(EXPORT_CHOICES)}, got {requested!r}")
+    if requested != "auto":
+        return requested, f"--export_precision={requested} given"
+    native, why = native_bf16(device or accelerator(), cpu_flags)
+    precision = "bfloat16" if native else "float32"
+    _once(logging.info, f"--export_precision=auto: {why}: {precision}")
+    return precision, f"{why}: {precision}"
 
 
 def _once(log, message):
