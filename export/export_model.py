@@ -129,7 +129,7 @@ def fine_tune_and_export(task, options, settings, export_dir, export_precision="
     SavedModel in `export_precision` with `export_dir`, refused before training
     where it could not go). Returns `fine_tune`'s `RunResult`."""
     check_export_dir(export_dir, options.output_dir)
-    resolve_export(export_precision)  # a bad value fails before training
+    export_precision, _ = resolve_export(export_precision)  # before training: a bad value fails first
     outcome = fine_tune(task, options, settings)
     if outcome.is_chief:
         export_after_training(task.export_meta(), options.output_dir, export_dir,
