@@ -7,7 +7,11 @@
   its `tf.function`s eagerly (fine-tuning's LSTMs step slower eagerly than
   their tracing costs: 3.7 s a step for `ltr_bilstm`).
 - `cpu`: within an hour on a 2-core machine, spent where published small-budget
-  work expects effects to show (`comparisons.papers`): 2 layers of 64, two
+  work expects effects to show (`comparisons.papers`): 2 layers of 64, batches
+  of 32 sequences (a CPU step costs the same per sequence at 16, 32 or 128, and
+  a small model leaves the unigram plateau after a number of updates, not of
+  sequences: 1,400 steps of 32 reached a masked-LM loss of 5.69, 375 of 128
+  6.18, the unigram prior being 5.99), two
   pretraining seeds a system, the learning rate of every arm chosen on a slice
   of its task's train subset, CPU-sized subsets of the token-level tasks and
   of SST-2 and word order, and the systems those orderings need (XLNet, whose
@@ -93,7 +97,7 @@ TIERS = {
         held_out_batches=2, tasks={"word_order": TaskSize(20, 24, epochs=15.0)},
         steps_task="word_order", lstm_units=8, eager=("run_pretraining",), concurrent_runs=2),
     "cpu": Tier(
-        name="cpu", vocab_size=2000, seq_length=80, predictions=12, batch=128,
+        name="cpu", vocab_size=2000, seq_length=80, predictions=12, batch=32,
         size=Size(layers=2, hidden=64, heads=2, intermediate=256, dropout=0.0),
         small_size=Size(layers=1, hidden=64, heads=2, intermediate=256, dropout=0.0),
         reference_steps=2000, learning_rate=2e-3, calibration_steps=5, pretraining_seconds=1500,
