@@ -6,7 +6,8 @@
   report; its pretraining runs are too short to repay tracing graphs, so `run_pretraining` executes
   its `tf.function`s eagerly (fine-tuning's LSTMs step slower eagerly than
   their tracing costs: 3.7 s a step for `ltr_bilstm`).
-- `cpu`: within an hour on a 2-core machine, spent where published small-budget
+- `cpu`: aimed at an hour on a 2-core machine (measured: 142 minutes, 108 of them
+  fine-tuning; docs/comparisons.md), spent where published small-budget
   work expects effects to show (`comparisons.papers`): 2 layers of 64, batches
   of 32 sequences (a CPU step costs the same per sequence at 16, 32 or 128, and
   a small model leaves the unigram plateau after a number of updates, not of
