@@ -6,13 +6,12 @@
   report; its pretraining runs are too short to repay tracing graphs, so `run_pretraining` executes
   its `tf.function`s eagerly (fine-tuning's LSTMs step slower eagerly than
   their tracing costs: 3.7 s a step for `ltr_bilstm`).
-- `cpu`: aimed at an hour on a 2-core machine (measured: 142 minutes, 108 of them
-  fine-tuning; docs/comparisons.md), spent where published small-budget
+- `cpu`: aimed at an hour on a 2-core machine (docs/comparisons.md gives what
+  it took), spent where published small-budget
   work expects effects to show (`comparisons.papers`): 2 layers of 64, batches
-  of 32 sequences (a CPU step costs the same per sequence at 16, 32 or 128, and
-  a small model leaves the unigram plateau after a number of updates, not of
-  sequences: 1,400 steps of 32 reached a masked-LM loss of 5.69, 375 of 128
-  6.18, the unigram prior being 5.99), two
+  of 32 sequences (a CPU step costs the same per sequence at any of these
+  batches, and a small model leaves the unigram plateau after a number of
+  updates, not of sequences), two
   pretraining seeds a system, the learning rate of every arm chosen on a slice
   of its task's train subset, CPU-sized subsets of the token-level tasks and
   of SST-2 and word order, and the systems those orderings need (XLNet, whose
