@@ -23,6 +23,7 @@ Example:
 [Baseline(name='most_frequent_tag', title='most frequent tag per word (...)', score=51.3...), ...]
 """
 
+import collections
 import dataclasses
 import functools
 
@@ -161,6 +162,27 @@ def _pearson(gold, predicted):
     if np.ptp(predicted) == 0:
         return float("nan")
     return 100.0 * pearsonr(gold, predicted).statistic
+
+
+def chance(kind, train_path, **options):
+    """The score on `train_path` of predicting its most frequent label
+    everywhere (tagging: its most frequent tag; similarity: a constant, r 0;
+    multiple choice: a random ending): the floor a fine-tuning run must fit
+    its training data well above (`comparisons.selection.fits`)."""
+    if kind == "similarity":
+        return 0.0
+    if kind == "multiple_choice":
+        choices, _ = read_choices(train_path)
+        return 100.0 / len(choices[0])
+    if kind == "tagging":
+        train = read_tagged(train_path, options["tag_column"])
+        gold = [tags for _, tags in train]
+        common = collections.Counter(tag for tags in gold for tag in tags).most_common(1)[0][0]
+        score = _chunk_f1 if _all_iob(train) else _token_accuracy
+        return score(gold, [[common] * len(tags) for tags in gold])
+    layout = glue_task_named(options["glue_task"]).splits["train"]
+    _, labels = read_tsv(train_path, layout, regression=False)
+    return 100.0 * collections.Counter(labels).most_common(1)[0][1] / len(labels)
 
 
 KINDS = {

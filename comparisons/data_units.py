@@ -30,6 +30,7 @@ class DataUnits:
         self.root, self.env, self.seed = root, env, seed
         self.task_flags = {}  # task -> runner flags of its data, for the tasks whose data is given
         self.selection_flags = {}  # the same, of its selection slice
+        self._chances = {}  # (task, selecting) -> `chance`
 
     def path(self, *parts):
         return os.path.join(self.output_dir, *parts)
@@ -142,6 +143,17 @@ class DataUnits:
                                         os.path.join(directory, "dev" + task.files.extension),
                                         **task.files.baseline_options())
         return {"baselines": [dataclasses.asdict(b) for b in found]}
+
+    def chance(self, task, selecting=False):
+        """The constant prediction's score on the train file `task`'s runs train on (`selecting`:
+        its selection slice's), the floor of the gate's fit (`comparisons.baselines.chance`)."""
+        key = (task.name, selecting)
+        if key not in self._chances:
+            directory = self.path("data", "tasks", task.name, *(("selection",) if selecting else ()))
+            self._chances[key] = baselines.chance(task.files.baseline,
+                                                  os.path.join(directory, "train" + task.files.extension),
+                                                  **task.files.baseline_options())
+        return self._chances[key]
 
     def truncation(self, task):
         """{family: share of dev examples longer than the tier's sequence} for `task`."""

@@ -33,6 +33,7 @@ from contracts import registry
 from contracts.registry import text_side_type
 from demo.pretrained import read_key_values
 from demo.progress import logged_steps
+from training.fine_tuning import TRAIN_SPLIT_PREFIX
 from training.label_prior import left_prior
 
 
@@ -247,6 +248,8 @@ class Protocol(DataUnits):
                 f"{task.eval_batch_flag}={4 * self.tier.fine_tuning_batch}",
                 f"--num_train_epochs={size.epochs}", f"--seed={self.seed + 100 * run.pretraining + run.seed}",
                 f"--learning_rate={learning_rate}", "--keep_checkpoint_max=1", "--save_checkpoints_steps=1000000"]
+        if task.files.baseline is not None:
+            argv.append("--eval_train")
         checkpoint = self.checkpoint(run.arm, run.pretraining)
         if checkpoint:
             argv.append(f"--init_checkpoint={checkpoint}")
@@ -275,22 +278,28 @@ class Protocol(DataUnits):
         system.fine_tuning_config(pretrained).to_json_file(path)
         return path
 
-    def train_once(self, unit, run, learning_rate, data_flags, output_dir):
-        """One runner call; its score, losses and whether it trained."""
+    def train_once(self, unit, run, learning_rate, data_flags, output_dir, selecting=False):
+        """One runner call; its score, losses, fit of its training data and whether it trained
+        (`comparisons.selection`'s gate)."""
         task = self.tasks[run.task]
         self.runner(unit, task.runner, self.fine_tuning_argv(run, learning_rate, data_flags, output_dir),
                     self.tier.fine_tuning_batch)
         results = read_results(os.path.join(output_dir, task.results_file))
+        trained = left_prior(results)
+        fit = None
+        if task.files.baseline is not None:
+            fit = results[TRAIN_SPLIT_PREFIX + task.metric.removeprefix("eval_")] * task.scale
+            trained = trained and selection.fits(fit, self.chance(task, selecting))
         return {"learning_rate": learning_rate, "score": results[task.metric] * task.scale,
                 "train_loss": results.get("train_loss"), "prior_loss": results.get("prior_loss"),
-                "trained": left_prior(results), "results": results}
+                "train_score": fit, "trained": trained, "results": results}
 
     def select(self, arm, task, learning_rate):
         """One learning rate of the grid on `task`'s selection slice (first seeds)."""
         run = Run(arm, task)
         unit = f"{run.selection_unit}/lr_{learning_rate:g}"
         output_dir = self.path("selection", arm.system, task, arm.variant, f"lr_{learning_rate:g}")
-        return self.train_once(unit, run, learning_rate, self.selection_flags[task], output_dir)
+        return self.train_once(unit, run, learning_rate, self.selection_flags[task], output_dir, selecting=True)
 
     def ranking(self, arm, task):
         """The grid's learning rates that trained on the slice, best first."""
@@ -308,7 +317,8 @@ class Protocol(DataUnits):
             output_dir = self.path("fine_tuning", run.system, run.task, run.arm.variant,
                                    f"seed_{run.pretraining}_{run.seed}", f"lr_{learning_rate:g}")
             outcome = self.train_once(run.unit, run, learning_rate, self.task_flags[run.task], output_dir)
-            attempts.append({k: outcome[k] for k in ("learning_rate", "score", "train_loss", "prior_loss")})
+            attempts.append({k: outcome[k] for k in ("learning_rate", "score", "train_loss", "prior_loss",
+                                                     "train_score")})
             if outcome["trained"]:
                 return {**outcome, "attempts": attempts}
         return {"score": None, "trained": False, "attempts": attempts}

@@ -126,8 +126,10 @@ def _training(results):
              "context. (A masked LM's loss counts its masked tokens, ELMo's the mean of its two directions.)", ""]
     if failed:
         lines += ["Fine-tuning runs the trainability gate failed (training loss not below 0.9 of the label "
-                  "prior's) and retried with the next learning rate, or failed at every rate:", "",
-                  _table(["arm / task", "retried", "failed at every rate", "learning rates used"],
+                  "prior's, or a score on its own training data short of half the way from the constant "
+                  "prediction's to a perfect fit) and retried with the next learning rate that trained on the "
+                  "selection slice, or failed at every rate tried:", "",
+                  _table(["arm / task", "retried", "failed at every rate tried", "learning rates used"],
                          [[k, s["retried_runs"], s["failed_runs"], ", ".join(f"{lr:g}" for lr in s["learning_rates"])]
                           for k, s in sorted(failed.items())])]
     else:

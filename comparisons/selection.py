@@ -6,26 +6,43 @@ the report scores is never looked at before scoring.
 
 The trainability gate: a run whose training loss has not left the label
 prior (the loss of the best constant prediction, which the runner writes as
-`prior_loss` beside its `train_loss`) has not started learning; its dev score
-would measure the protocol, not the pretraining. Such a run is failed and
-retried with the next learning rate, never scored (the runners' own test,
-`training.label_prior.left_prior`, decides). A rate that failed the gate on
-the slice (a fifth of the train subset) is still tried on the whole subset
-after those that passed: more data may start the learning the slice did not.
+`prior_loss` beside its `train_loss`) has not started learning; nor has one
+whose score on its own training data (`train_split_<metric>`, the runner's
+`--eval_train`) is not well above the constant prediction's there: a loss
+can leave the prior while the model still predicts the majority label (an
+NER tagger that finds no entity, F1 0 at a loss 0.77 of the prior's). Its dev
+score would measure the protocol, not the pretraining. Such a run is failed
+and retried with the next learning rate, never scored (the runners' own
+test, `training.label_prior.left_prior`, and `fits` decide). The rates
+tried are those that passed the gate on the slice (four fifths of the train
+subset); where none did, the one whose loss fell furthest is tried once on the
+whole subset (a fourth more data may start the learning the slice did not),
+not every rate: an arm that cannot train at this tier costs one run, not three.
 """
 
 import math
 
+FIT_SHARE = 0.5  # a run that trained closes at least this share of the gap from chance to a perfect fit
+
+
+def fits(train_score, chance, perfect=100.0):
+    """Whether a run's score on its own training data (`train_score`, in the
+    task's points) closes `FIT_SHARE` of the gap between `chance` (the constant
+    prediction's score there, `comparisons.baselines.chance`) and `perfect`."""
+    if train_score is None or math.isnan(train_score):
+        return False
+    return train_score >= chance + FIT_SHARE * (perfect - chance)
+
 
 def ranked(outcomes):
     """The learning rates of `outcomes` ({lr: {"score", "trained", "train_loss",
-    "prior_loss"}}) in the order fine-tuning tries them: those that trained, best
-    score first (ties: the smaller rate first; an undefined score last), then
-    the others, the one whose training loss fell furthest below its prior first."""
+    "prior_loss"}}) that fine-tuning tries, in order: those that trained, best
+    score first (ties: the smaller rate first; an undefined score last); where
+    none trained, the one whose training loss fell furthest below its prior."""
     trained = [(lr, o["score"]) for lr, o in outcomes.items() if o["trained"]]
-    order = [lr for lr, _ in sorted(trained, key=lambda item: (math.isnan(item[1]), -_finite(item[1]), item[0]))]
-    stuck = [lr for lr, o in outcomes.items() if not o["trained"]]
-    return order + sorted(stuck, key=lambda lr: (_fall(outcomes[lr]), lr))
+    if not trained:
+        return sorted(outcomes, key=lambda lr: (_fall(outcomes[lr]), lr))[:1]
+    return [lr for lr, _ in sorted(trained, key=lambda item: (math.isnan(item[1]), -_finite(item[1]), item[0]))]
 
 
 def _fall(outcome):

@@ -8,7 +8,10 @@ A run that trains also records whether it learned (`trainability`): beside
 the dev metrics, `train_loss` (the task's own loss over the last tenth of the
 steps) and `prior_loss` (the task's loss of the best constant predictor on
 the train split), and a warning when the first has not fallen below
-`LEFT_PRIOR` times the second.
+`LEFT_PRIOR` times the second. With `eval_train` it also scores the train
+split itself (`train_split_<metric>`): a loss can leave the prior while the
+model still predicts the majority label (an NER tagger that finds no entity),
+so how well a run fit its training data is measured, not inferred.
 """
 
 import dataclasses
@@ -24,6 +27,7 @@ from training.trainer import Trainer, write_results
 from utils.files import atomic_write_text
 
 EVAL_RESULTS = "eval_results.txt"
+TRAIN_SPLIT_PREFIX = "train_split_"  # the train split's own scores (`eval_train`), beside the dev split's eval_
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +44,7 @@ class FineTuningSettings:
     num_train_epochs: float = 3.0
     warmup_proportion: float = 0.1
     optimizer: str = "adamw"
+    eval_train: bool = False
 
 
 def num_train_steps(num_examples, batch_size, num_epochs):
@@ -117,6 +122,9 @@ def fine_tune(task, options, settings):
                 results["loss"] = split_results["loss"]
             results.update({prefix + k: v for k, v in split_results.items()})
             logging.info("%s: %s", split, split_results)
+        if settings.eval_train and not task.eval_from_predictions:
+            fit = trainer.evaluate(settings.eval_batch_size, split="train")
+            results.update({TRAIN_SPLIT_PREFIX + k: v for k, v in fit.items() if k != "global_step"})
         results.update(trained)
         if trainer.is_chief:
             written.append(_write_eval_results(output_dir, task.eval_results_file, results))

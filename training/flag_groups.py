@@ -8,7 +8,7 @@ then its task's own flags.
                              spiece_model_file), do_lower_case, max_seq_length
     define_training_flags    do_train, do_eval, train_batch_size, eval_batch_size,
                              learning_rate (pretraining and fine-tuning)
-    define_fine_tuning_flags the training flags and data_dir, do_predict,
+    define_fine_tuning_flags the training flags and data_dir, eval_train, do_predict,
                              predict_batch_size, num_train_epochs, warmup_proportion,
                              skip_bad_rows, fine_tune_encoder, lstm_units, lstm_layers,
                              export_dir, export_precision
@@ -94,6 +94,10 @@ def define_fine_tuning_flags(unit="Examples", train_batch_size=32, learning_rate
                           eval_batch_size=eval_batch_size)
     if data_dir:
         flags.DEFINE_string("data_dir", None, data_dir)
+    if eval_batch_size:
+        flags.DEFINE_bool("eval_train", False, "With --do_eval, also score the train split: its metrics "
+                          "as train_split_<name> (how well the run fit its training data; one more pass "
+                          "over it).")
     flags.DEFINE_bool("do_predict", False, predict_help)
     flags.DEFINE_integer("predict_batch_size", 8, f"{unit} per prediction batch.")
     flags.DEFINE_float("num_train_epochs", 3.0, "Passes over the train split (may be "
@@ -199,5 +203,5 @@ def settings_from_flags(**overrides):
     values = {field: FLAGS[field].value for field in (
         "do_train", "do_eval", "do_predict", "train_batch_size", "eval_batch_size",
         "predict_batch_size", "learning_rate", "num_train_epochs", "warmup_proportion",
-        "optimizer") if field in FLAGS}
+        "optimizer", "eval_train") if field in FLAGS}
     return FineTuningSettings(**{**values, **overrides})

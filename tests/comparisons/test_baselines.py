@@ -17,7 +17,7 @@ from sklearn.model_selection import KFold
 from sklearn.preprocessing import normalize
 
 from comparisons.baseline_models import ALPHA_GRID, BagOfWords
-from comparisons.baselines import baselines_for
+from comparisons.baselines import baselines_for, chance
 from tasks.classification.examples import BadRowError
 from tasks.tagging.conll_reader import TaggedFileError
 
@@ -231,3 +231,17 @@ def test_bad_input_names_file_and_line(tmp_path):
         baselines_for("tagging", conll, conll, tag_column=3)
     with pytest.raises(ValueError, match="unknown task kind 'regression'"):
         baselines_for("regression", good, good)
+
+
+def test_chance_is_the_constant_predictions_score_on_the_train_file(tmp_path):
+    """The gate's floor: the train file's most frequent label everywhere."""
+    sentences = sentence_file(tmp_path / "train.tsv", [("good", "1"), ("good film", "1"), ("bad", "0")])
+    conll = write(tmp_path / "train.txt", [CONLL_TRAIN])
+    choices = choice_file(tmp_path / "train.jsonl", [("a b", ["a", "b", "c"], 0)])
+    stsb = stsb_file(tmp_path / "sts.tsv", [("a b", "a b", 5.0), ("a b", "c d", 0.0)])
+    assert chance("classification", sentences, glue_task="sst-2") == pytest.approx(200 / 3)
+    # CONLL_TRAIN: 4 tokens of 9 are NNP (the most frequent part-of-speech tag); "O" everywhere finds no entity
+    assert chance("tagging", conll, tag_column=1) == pytest.approx(100 * 4 / 9)
+    assert chance("tagging", conll, tag_column=3) == 0.0
+    assert chance("multiple_choice", choices) == pytest.approx(100 / 3)
+    assert chance("similarity", stsb, glue_task="sts-b") == 0.0

@@ -4,6 +4,7 @@ of the orderings testable at the tier; an `@equal` arm read from its
 system's own run where that run is the equal-steps run."""
 
 import dataclasses
+import os
 
 from comparisons.arms import EQUAL, Arm
 from comparisons.budget import Budget
@@ -69,7 +70,7 @@ def test_a_run_the_gate_fails_is_retried_at_the_next_rate_and_never_scored(tmp_p
     def train_once(unit, run, learning_rate, data_flags, output_dir):
         calls.append(learning_rate)
         return {"learning_rate": learning_rate, "score": 60.0, "train_loss": 0.5, "prior_loss": 0.69,
-                "trained": trains[learning_rate], "results": {}}
+                "train_score": 90.0, "trained": trains[learning_rate], "results": {}}
 
     monkeypatch.setattr(found, "train_once", train_once)
     result = found.fine_tune(found.runs_of(Arm("bert"), "pos")[0])
@@ -77,3 +78,28 @@ def test_a_run_the_gate_fails_is_retried_at_the_next_rate_and_never_scored(tmp_p
     trains[3e-4] = trains[1e-4] = False
     failed = found.fine_tune(found.runs_of(Arm("bert"), "pos")[0])
     assert failed["score"] is None and not failed["trained"] and len(failed["attempts"]) == 3
+
+
+def test_the_gate_fails_a_run_that_left_the_prior_but_did_not_fit_its_training_data(tmp_path, monkeypatch):
+    """An NER run whose loss fell to 0.77 of the prior's while it found no entity on its own train file."""
+    found = protocol(tmp_path, TIERS["cpu"], ("bert",), tasks=("ner",))
+    directory = tmp_path / "data" / "tasks" / "ner"
+    directory.mkdir(parents=True)
+    (directory / "train.txt").write_text("eu NNP B-NP B-ORG\nrejects VBZ B-VP O\ngerman JJ B-NP B-MISC\n"
+                                         "call NN I-NP O\nto TO B-VP O\n\n")
+    train_f1 = {}
+
+    def runner(unit, name, argv, batch):
+        assert "--eval_train" in argv
+        output_dir = next(a.split("=", 1)[1] for a in argv if a.startswith("--output_dir="))
+        os.makedirs(output_dir)
+        with open(os.path.join(output_dir, "eval_results.txt"), "w") as f:
+            f.write(f"eval_f1 = 0.3\ntrain_loss = 0.86\nprior_loss = 1.12\ntrain_split_f1 = {train_f1[unit]}\n")
+
+    monkeypatch.setattr(found, "runner", runner)
+    train_f1["a"], train_f1["b"] = 0.045, 0.9
+    stuck = found.train_once("a", found.runs_of(Arm("bert"), "ner")[0], 1e-3, [], str(tmp_path / "a"))
+    fit = found.train_once("b", found.runs_of(Arm("bert"), "ner")[0], 1e-3, [], str(tmp_path / "b"))
+    assert found.chance(found.tasks["ner"]) == 0.0  # "O" everywhere: no entity
+    assert (stuck["trained"], stuck["train_score"]) == (False, 4.5)
+    assert (fit["trained"], fit["train_score"], fit["score"]) == (True, 90.0, 30.0)

@@ -127,8 +127,8 @@ def test_initialize_requires_every_encoder_variable_for_every_task(tmp_path,
         task.initialize(task.build_model())
 
 
-SHARED_FLAGS = ("bert_config_file", "init_checkpoint", "preset", "vocab_file", "do_lower_case", "max_seq_length", "do_train", "do_eval", "do_predict",
-                "train_batch_size", "eval_batch_size", "predict_batch_size", "learning_rate", "num_train_epochs",
+SHARED_FLAGS = ("bert_config_file", "init_checkpoint", "preset", "vocab_file", "do_lower_case", "max_seq_length",
+                "do_train", "do_eval", "eval_train", "do_predict", "train_batch_size", "eval_batch_size", "predict_batch_size", "learning_rate", "num_train_epochs",
                 "warmup_proportion", "export_dir", "export_precision", "data_dir", "skip_bad_rows", "fine_tune_encoder",
                 "lstm_units", "lstm_layers")
 COMMAND_LINES = ("run_classifier.py", "run_squad.py", "run_ner.py", "run_swag.py",

@@ -1,8 +1,9 @@
 """A fine-tuning run's trainability record: `train_loss` and `prior_loss`
-beside the dev metrics, and one warning when the run did not leave the label
-prior. A run at learning rate 0 stays at the prior and says so; a run that
-learns ends well below it, without the warning. GPT's auxiliary
-language-model loss does not count in `train_loss`."""
+beside the dev metrics (and, asked, the train split's own scores), and one
+warning when the run did not leave the label prior. A run at learning rate 0
+stays at the prior and says so; a run that learns ends well below it, without
+the warning. GPT's auxiliary language-model loss does not count in
+`train_loss`."""
 
 import logging
 
@@ -34,7 +35,7 @@ def data_dir(tmp_path_factory):
     return directory
 
 
-def run(data_dir, output_dir, learning_rate, caplog, config=TINY_CONFIG, vocab_file=None):
+def run(data_dir, output_dir, learning_rate, caplog, config=TINY_CONFIG, vocab_file=None, eval_train=False):
     keras.utils.clear_session()
     task = ClassificationTask(ClassificationConfig(
         CustomReader(str(data_dir), "sentence"), vocab_file, config, cache_dir=str(output_dir),
@@ -43,7 +44,7 @@ def run(data_dir, output_dir, learning_rate, caplog, config=TINY_CONFIG, vocab_f
     with caplog.at_level(logging.INFO, logger="absl"):
         outcome = fine_tune(task, RunOptions(output_dir=str(output_dir), log_steps=10), FineTuningSettings(
             do_train=True, do_eval=True, train_batch_size=4, learning_rate=learning_rate,
-            num_train_epochs=15))
+            num_train_epochs=15, eval_train=eval_train))
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and WARNING in r.getMessage()]
     with open(output_dir / "eval_results.txt", encoding="utf-8") as f:
         written = dict(line.rstrip("\n").split(" = ") for line in f)
@@ -64,9 +65,13 @@ def test_a_run_at_learning_rate_0_stays_at_the_prior_and_warns(data_dir, tmp_pat
 
 def test_a_run_that_learns_ends_below_the_prior_without_warning(data_dir, tmp_path, uncased_vocab_file,
                                                                 caplog):
-    results, warnings = run(data_dir, tmp_path, 3e-3, caplog, vocab_file=uncased_vocab_file)
+    results, warnings = run(data_dir, tmp_path, 3e-3, caplog, vocab_file=uncased_vocab_file, eval_train=True)
     assert results["train_loss"] < 0.5 * results["prior_loss"]
     assert not warnings
+    # --eval_train scores the train split as evaluation scores dev: here the two files are one text
+    assert {k: results["train_split_" + k] for k in ("loss", "accuracy")} == {
+        k: results["eval_" + k] for k in ("loss", "accuracy")}
+    assert results["train_split_accuracy"] > 5 / 8  # above the majority label's share
 
 
 def test_gpts_language_model_loss_is_not_in_the_train_loss(data_dir, tmp_path):
