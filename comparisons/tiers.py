@@ -125,4 +125,5 @@ TIERS = {
 }
 TIERS["cpu_long"] = dataclasses.replace(
     TIERS["cpu"], name="cpu_long", reference_steps=6000, pretraining_seconds=8 * 3600,
-    tasks={**TIERS["cpu"].tasks, "sst_2": TaskSize(2000, 500, epochs=4.0), "word_order": TaskSize(1500, 500, epochs=5.0)})
+    tasks={**TIERS["cpu"].tasks, "sst_2": TaskSize(2000, 500, epochs=4.0),
+           "word_order": TaskSize(1500, 500, epochs=5.0)})

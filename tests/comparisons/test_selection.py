@@ -1,6 +1,7 @@
 """Learning-rate selection and the trainability gate: a rate whose run stayed
-at the label prior (or did not fit its training data) is not tried while another trained, the best slice
-score wins, and a run that fails the gate at the best rate is retried at the next."""
+at the label prior (or did not fit its training data) is not tried while
+another trained, the best slice score wins, and a run that fails the gate at
+the best rate is retried at the next."""
 
 import math
 
@@ -21,7 +22,6 @@ def test_a_run_fits_when_its_train_score_closes_half_the_gap_from_chance():
     assert fits(75.0, chance=50.0) and not fits(74.9, chance=50.0)  # SST-2-like: majority 50 -> 75
     assert fits(50.0, chance=0.0) and not fits(4.5, chance=0.0)  # NER: no entity found scores F1 0
     assert not fits(math.nan, chance=0.0) and not fits(None, chance=0.0)
-    assert fits(0.6, chance=0.0, perfect=1.0)
 
 
 def test_rates_that_trained_rank_by_score_and_a_stuck_arm_tries_its_furthest_fall_once():
