@@ -15,7 +15,8 @@
    pretrained weights and from random initialisation, on 160 labelled sentences
    from held-out modules ("a real sentence, or its words scrambled?"), each at
    the learning rate that did best on a slice of those sentences among the
-   rates whose run left the label prior (`demo.learning_rate_choice`), and
+   rates whose run trained (left the label prior and fit its training data:
+   `demo.learning_rate_choice`), and
    score both on 1,000 dev sentences from other held-out modules (ELMo:
    feature-based, the biLM frozen under a task BiLSTM, as its paper),
 5. export the classifier SavedModel (raw text in) and the TF Hub encoder pair
@@ -37,12 +38,11 @@ import sys
 import time
 
 from contracts import registry
-from demo.learning_rate_choice import RATES, chosen_rate, sweep_rows, write_selection_split
+from demo.learning_rate_choice import RATES, chosen_rate, majority_share, sweep_rows, trained, write_selection_split
 from demo.pretrained import FamilyJob, read_key_values
 from demo.progress import Stage, StageError, run_stage, run_stages
 from demo.stdlib_corpus import write_corpus
 from demo.threads import cores, shared_out
-from training.label_prior import left_prior
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 LABELLED_DIR = os.path.join(ROOT, "assets", "demo_word_order")
@@ -83,14 +83,15 @@ def fresh_work_dir(work):
         f.write("made by main.py: a rerun of the main job clears this folder\n")
 
 
-def fit_summary(chosen, results):
-    """Whether an arm fit its training data, in the summary's words."""
+def fit_summary(chosen, results, chance):
+    """Whether an arm fit its training data, in the summary's words (`chance`: the majority's accuracy, points)."""
     rate, any_trained = chosen
-    loss = f"training loss {results['train_loss']:.3f} against the label prior's {results['prior_loss']:.3f}"
+    fit = (f"training loss {results['train_loss']:.3f} against the label prior's {results['prior_loss']:.3f}, "
+           f"train accuracy {results['train_split_accuracy']:.3f} against the majority's {chance / 100:.3f}")
     if not any_trained:
-        return f"(lr {rate:g}; no rate left the label prior on the slice; {loss})"
-    verdict = "fit its training data" if left_prior(results) else "did NOT leave the label prior"
-    return f"(lr {rate:g}; {loss}: {verdict})"
+        return f"(lr {rate:g}; no rate trained on the slice; {fit})"
+    verdict = "fit its training data" if trained(results, chance) else "did NOT fit its training data"
+    return f"(lr {rate:g}; {fit}: {verdict})"
 
 
 def main():
@@ -142,7 +143,8 @@ def main():
         return ["run_classifier.py", "--task_name=custom", "--text_a_column=sentence", f"--data_dir={data_dir}",
                 *pretrained.runner_flags, "--do_train", "--do_eval", f"--max_seq_length={pretrained.seq_length}",
                 f"--train_batch_size={FINE_TUNE_BATCH}", "--eval_batch_size=100", *learning_rate,
-                f"--num_train_epochs={1.0 if args.quick else 10.0}", "--log_steps=10", f"--seed={args.seed}"]
+                f"--num_train_epochs={1.0 if args.quick else 10.0}", "--log_steps=10", f"--seed={args.seed}",
+                "--eval_train"]
 
     arms = {"classifier": [f"--init_checkpoint={pretrained.checkpoint}"], "scratch": []}
     titles = {"classifier": "from pretrained", "scratch": "from scratch"}
@@ -151,8 +153,9 @@ def main():
     side_by_side(*(Stage(f"learning rate {titles[arm]}", [
         *fine_tuning(paths["selection_data"], f"--learning_rates={','.join(f'{r:g}' for r in rates)}"),
         *flags, f"--output_dir={paths['selection_' + arm]}"], FINE_TUNE_BATCH) for arm, flags in arms.items()))
-    chosen = {arm: chosen_rate(sweep_rows(os.path.join(paths[f"selection_{arm}"], "sweep_results.txt")))
-              for arm in arms}
+    chance = {data: majority_share(data) for data in (paths["selection_data"], LABELLED_DIR)}
+    chosen = {arm: chosen_rate(sweep_rows(os.path.join(paths[f"selection_{arm}"], "sweep_results.txt")),
+                               chance[paths["selection_data"]]) for arm in arms}
     side_by_side(
         Stage("fine-tuning from pretrained", [
             *fine_tuning(LABELLED_DIR, f"--learning_rate={chosen['classifier'][0]:g}"), *arms["classifier"],
@@ -181,7 +184,8 @@ def main():
     print(f"  fine-tuning, same budget, dev accuracy on {dev_sentences} sentences (learning rate chosen on a "
           f"slice of the train split from {', '.join(f'{r:g}' for r in rates)}):")
     for arm, title in titles.items():
-        print(f"    {title:<16} {results[arm]['eval_accuracy']:.3f}  {fit_summary(chosen[arm], results[arm])}")
+        print(f"    {title:<16} {results[arm]['eval_accuracy']:.3f}  "
+              f"{fit_summary(chosen[arm], results[arm], chance[LABELLED_DIR])}")
     print("  served predictions:")
     for sentence, (label, probability) in zip(SENTENCES, predictions):
         print(f"    {label:>9} ({probability:.2f})  {sentence}")

@@ -168,7 +168,7 @@ def chance(kind, train_path, **options):
     """The score on `train_path` of predicting its most frequent label
     everywhere (tagging: its most frequent tag; similarity: a constant, r 0;
     multiple choice: a random ending): the floor a fine-tuning run must fit
-    its training data well above (`comparisons.selection.fits`)."""
+    its training data well above (`training.label_prior.fits`)."""
     if kind == "similarity":
         return 0.0
     if kind == "multiple_choice":

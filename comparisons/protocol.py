@@ -34,7 +34,7 @@ from contracts.registry import text_side_type
 from demo.pretrained import read_key_values
 from demo.progress import logged_steps
 from training.fine_tuning import TRAIN_SPLIT_PREFIX
-from training.label_prior import left_prior
+from training.label_prior import fits, left_prior
 
 
 def read_results(path):
@@ -289,7 +289,7 @@ class Protocol(DataUnits):
         fit = None
         if task.files.baseline is not None:
             fit = results[TRAIN_SPLIT_PREFIX + task.metric.removeprefix("eval_")] * task.scale
-            trained = trained and selection.fits(fit, self.chance(task, selecting))
+            trained = trained and fits(fit, self.chance(task, selecting))
         return {"learning_rate": learning_rate, "score": results[task.metric] * task.scale,
                 "train_loss": results.get("train_loss"), "prior_loss": results.get("prior_loss"),
                 "train_score": fit, "trained": trained, "results": results}

@@ -13,26 +13,14 @@ can leave the prior while the model still predicts the majority label (an
 NER tagger that finds no entity, F1 0 at a loss 0.78 of the prior's). Its dev
 score would measure the protocol, not the pretraining. Such a run is failed
 and retried with the next learning rate, never scored (the runners' own
-test, `training.label_prior.left_prior`, and `fits` decide). The rates
-tried are those that passed the gate on the slice (four fifths of the train
-subset); where none did, the one whose loss fell furthest is tried once on the
+tests, `training.label_prior.left_prior` and `fits`, decide; the floor of
+`fits` is `comparisons.baselines.chance`). The rates tried are those that
+passed the gate on the slice (four fifths of the train subset); where none did, the one whose loss fell furthest is tried once on the
 whole subset (a fourth more data may start the learning the slice did not),
 not every rate: an arm that cannot train at this tier costs one run, not three.
 """
 
 import math
-
-FIT_SHARE = 0.5  # a run that trained closes at least this share of the gap from chance to a perfect fit
-
-
-def fits(train_score, chance):
-    """Whether a run's score on its own training data (`train_score`, in the
-    task's points, 100 a perfect fit) closes `FIT_SHARE` of the gap between
-    `chance` (the constant prediction's score there, `comparisons.baselines.chance`)
-    and 100."""
-    if train_score is None or math.isnan(train_score):
-        return False
-    return train_score >= chance + FIT_SHARE * (100.0 - chance)
 
 
 def ranked(outcomes):

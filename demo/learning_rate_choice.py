@@ -1,8 +1,9 @@
 """The main job's fine-tuning protocol: each arm (from pretrained, from scratch)
 gets the learning rate that did best on a slice held out of the labelled train
-split, among those whose run left the label prior, so that the from-scratch
-floor is trained as well as the pretrained arm is and neither is scored
-before it has started learning. The dev set it is scored on is never looked at.
+split, among those whose run trained (its loss left the label prior and it fit
+its training data: `training.label_prior`), so that the from-scratch floor is
+trained as well as the pretrained arm is and neither is scored before it has
+started learning. The dev set it is scored on is never looked at.
 
 At one shared rate of 1e-4 the from-scratch arm's training loss stayed at
 ln 2 for all its 100 steps: the comparison was of a trained model with one
@@ -13,7 +14,7 @@ import csv
 import os
 import random
 
-from training.label_prior import left_prior
+from training.label_prior import fits, left_prior
 from utils.files import atomic_output
 
 RATES = (1e-4, 1e-3, 3e-3)
@@ -34,6 +35,20 @@ def write_selection_split(source_dir, target_dir, seed, fraction=SLICE):
     return {split: len(part) for split, part in parts.items()}
 
 
+def majority_share(data_dir):
+    """The accuracy in points of predicting `data_dir`'s most frequent train label everywhere."""
+    with open(os.path.join(data_dir, "train.tsv"), encoding="utf-8") as f:
+        labels = [row["label"] for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)]
+    return 100.0 * max(map(labels.count, set(labels))) / len(labels)
+
+
+def trained(results, chance):
+    """Whether a run's results left the label prior and fit its training data
+    (`train_split_accuracy`, `--eval_train`) well above `chance` (points)."""
+    accuracy = results.get("train_split_accuracy")
+    return left_prior(results) and isinstance(accuracy, float) and fits(100.0 * accuracy, chance)
+
+
 def sweep_rows(path):
     """The rows of a runner's `sweep_results.txt`, numbers read as floats."""
     with open(path, encoding="utf-8") as f:
@@ -48,10 +63,10 @@ def _number(value):
         return value
 
 
-def chosen_rate(rows):
-    """(the rate of the best-scoring row that left the label prior, whether one
-    did); with none, the best-scoring rate, so the arm still runs and the
+def chosen_rate(rows, chance):
+    """(the rate of the best-scoring row that `trained` above `chance`, whether
+    one did); with none, the best-scoring rate, so the arm still runs and the
     summary says it did not train."""
-    trained = [row for row in rows if left_prior(row)]
-    best = max(trained or rows, key=lambda row: row["score"])
-    return best["learning_rate"], bool(trained)
+    passed = [row for row in rows if trained(row, chance)]
+    best = max(passed or rows, key=lambda row: row["score"])
+    return best["learning_rate"], bool(passed)

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 LEFT_PRIOR = 0.9  # a run whose train_loss is not below this times prior_loss stayed at the prior
+FIT_SHARE = 0.5  # a run that fit its training data closes this share of the gap from chance to a perfect fit
 
 
 def left_prior(results):
@@ -28,6 +29,16 @@ def left_prior(results):
     if loss is None or prior is None or math.isnan(loss):
         return False
     return loss < LEFT_PRIOR * prior
+
+
+def fits(train_score, chance):
+    """Whether a run's score on its own training data (`train_score`, in points,
+    100 a perfect fit: the runners' `--eval_train`) closes `FIT_SHARE` of the
+    gap between `chance` (the constant prediction's score there) and 100: a
+    loss can leave the prior while the model still predicts the majority label."""
+    if train_score is None or math.isnan(train_score):
+        return False
+    return train_score >= chance + FIT_SHARE * (100.0 - chance)
 
 
 def entropy(totals):

@@ -5,8 +5,8 @@ the best rate is retried at the next."""
 
 import math
 
-from comparisons.selection import FIT_SHARE, fits, ranked
-from training.label_prior import LEFT_PRIOR, left_prior
+from comparisons.selection import ranked
+from training.label_prior import FIT_SHARE, LEFT_PRIOR, fits, left_prior
 
 
 def test_the_gate_is_a_training_loss_below_the_priors_share():

@@ -14,9 +14,10 @@ from demo.pretrained import read_key_values
 from demo.progress import last_logged_values, progress_line
 from tests.conftest import ROOT
 
-# Both arms' dev accuracy, each with its chosen learning rate and whether it left the label prior.
+# Both arms' dev accuracy, each with its chosen learning rate and whether it fit its training data.
 ARMS = (r"from pretrained\s+[01]\.\d{3}  \(lr [0-9.e-]+; .*training loss \d+\.\d{3} against the label prior's "
-        r"\d+\.\d{3}.*\)\n\s+from scratch\s+[01]\.\d{3}  \(lr [0-9.e-]+; .*\)")
+        r"\d+\.\d{3}, train accuracy [01]\.\d{3} against the majority's 0\.500.*\)\n"
+        r"\s+from scratch\s+[01]\.\d{3}  \(lr [0-9.e-]+; .*\)")
 # What TensorFlow and CUDA print at start-up on a CPU machine when nobody silences them.
 NOISE = re.compile(r"cuInit|CUDA|cuda|oneDNN custom operations|This TensorFlow binary|"
                    r"^[IWEF]\d{4} |^WARNING:|absl::InitializeLog", re.MULTILINE)
