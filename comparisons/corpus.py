@@ -31,6 +31,7 @@ from utils.files import atomic_output
 NUM_CHOICES = 4
 MIN_WORDS = 5  # shorter sentences are neither contexts nor endings
 CONLL_TASKS = {"ner", "pos", "chunk"}  # tasks of CoNLL-2003's files
+PHRASES_PER_DOCUMENT = 10  # SST-2's phrases grouped into documents of about a paragraph (see `sst_2`)
 
 
 class Document:
@@ -105,9 +106,17 @@ def maximal_phrases(phrases):
 
 
 def sst_2(task_dir):
-    """SST-2's maximal training phrases (`maximal_phrases`), one sentence each."""
-    for phrase in maximal_phrases(e.text_a for e in GlueReader("SST-2", task_dir).read("train").examples):
-        yield Document([[phrase]], held=False)
+    """SST-2's maximal training phrases (`maximal_phrases`) in documents of
+    `PHRASES_PER_DOCUMENT`, in the train file's order. SST-2 has no documents
+    (a phrase is a snippet of one review; the file is shuffled). As documents
+    of one sentence each, every next-sentence pair they gave had a random
+    second segment, so "segment A is an SST-2 phrase" predicted the label
+    (72% of the pairs were random on a corpus of mostly SST-2); in groups they
+    give pairs of unrelated phrases marked next as often as random, as the
+    other sources do."""
+    phrases = maximal_phrases(e.text_a for e in GlueReader("SST-2", task_dir).read("train").examples)
+    for start in range(0, len(phrases), PHRASES_PER_DOCUMENT):
+        yield Document([phrases[start:start + PHRASES_PER_DOCUMENT]], held=False)
 
 
 def sentence_pairs(task_name, task_dir):

@@ -32,8 +32,34 @@ def sentences(documents):
 def test_sst_2_keeps_the_phrases_no_other_row_contains(tmp_path):
     documents = list(corpus.sst_2(os.path.join(glue_dir(tmp_path), "SST-2")))
     # "goo" is inside "good" as characters, not as a word; duplicates come once.
-    assert sentences(documents) == [["a good film"], ["goo"], ["a bad one"]]
+    assert sentences(documents) == [["a good film", "goo", "a bad one"]]
     assert not any(d.held for d in documents)
+
+
+def test_sst_2_phrases_come_in_documents_that_give_next_segments(tmp_path, monkeypatch):
+    """Groups of `PHRASES_PER_DOCUMENT` in file order (the last one shorter), so that
+    BERT's pair builder draws a true next segment from them, not only random ones."""
+    import random
+    from families.bert.pretraining.instances import InstanceBuilder
+    monkeypatch.setattr(corpus, "PHRASES_PER_DOCUMENT", 2)
+    documents = list(corpus.sst_2(os.path.join(glue_dir(tmp_path), "SST-2")))
+    assert sentences(documents) == [["a good film", "goo"], ["a bad one"]]
+    monkeypatch.undo()
+    phrases = [f"phrase {i} of a review" for i in range(95)]
+    (tmp_path / "glue" / "SST-2" / "train.tsv").write_text(
+        "sentence\tlabel\n" + "".join(f"{p}\t1\n" for p in phrases))
+    documents = list(corpus.sst_2(os.path.join(tmp_path, "glue", "SST-2")))
+    assert [len(d.sentences) for d in documents] == [10] * 9 + [5]
+    assert [s for d in documents for s in d.sentences] == phrases
+    ids = {phrase: [5 + i, 1, 2, 3, 4] for i, phrase in enumerate(phrases)}  # five tokens a phrase
+    builder = InstanceBuilder(max_seq_length=23, short_seq_prob=0.0, next_sentence_prediction=True,
+                              cls_id=0, sep_id=1)
+    instances = builder.build([[ids[s] for s in d.sentences] for d in documents], dupe_factor=20,
+                              rng=random.Random(0))
+    random_share = sum(i.is_random_next for i in instances) / len(instances)
+    # A document's last chunk of one phrase always gets a random next (so above a half: 0.585 here);
+    # documents of one phrase each: 1.0.
+    assert 0.4 < random_share < 0.7, random_share
 
 
 def test_pair_tasks_give_two_sentence_documents():
@@ -63,7 +89,7 @@ def test_task_text_reads_only_training_files_of_the_tasks_named(tmp_path, monkey
     assert sorted(opened) == sorted(os.path.join(d, name) for d, name in (
         (os.path.join(glue, "SST-2"), "train.tsv"), (os.path.join(glue, "STS-B"), "train.tsv"),
         (conll, "train.txt")))  # CoNLL-2003 once for two of its tasks, MRPC not named
-    assert len(documents) == 3 + 3 + 2
+    assert len(documents) == 1 + 3 + 2  # SST-2's three phrases in one document
     assert "unseen dev sentence" not in {s for d in documents for s in d.sentences}
     assert list(corpus.task_text(["sst_2", "ner"])) == []  # no data given
 
