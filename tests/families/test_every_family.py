@@ -293,6 +293,8 @@ TEXTS = HOSTILE_TEXTS + TEXTS_A + TEXTS_B
 @pytest.mark.parametrize("do_lower_case", [True, False])
 def test_python_ids_equal_graph_ids(family, vocabulary, do_lower_case):
     text = family.text_side.from_file(vocabulary, do_lower_case)
+    if text.do_lower_case != do_lower_case:
+        pytest.skip(f"the {family.name} text side ignores do_lower_case: the same text side as the other case")
     tokenizer = text.graph_tokenizer()
     tokenized = tokenizer.tokenize(tf.constant(TEXTS))
     if tokenized.ragged_rank == 2:

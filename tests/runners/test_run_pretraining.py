@@ -52,10 +52,16 @@ def read_results(path):
     return dict(line.split(" = ") for line in open(path).read().splitlines())
 
 
-def test_phase_two_starts_from_phase_one_at_a_longer_length(setup, tmp_path):
-    phase1, phase2 = tmp_path / "phase1", tmp_path / "phase2"
+@pytest.fixture(scope="module")
+def phase1(setup, tmp_path_factory):
+    """Phase one: 3 steps at sequence 16, evaluated; what each phase two starts from."""
+    phase1 = tmp_path_factory.mktemp("phase1")
     run(command(setup, phase1, setup["seq16"], 16, "--do_train", "--do_eval",
                 "--num_train_steps=3", "--max_eval_steps=2"))
+    return phase1
+
+
+def test_phase_two_starts_from_phase_one_at_a_longer_length(setup, phase1, tmp_path):
     results = read_results(phase1 / "eval_results.txt")
     assert set(results) == {"global_step", "loss", "masked_lm_accuracy", "masked_lm_loss",
                             "next_sentence_accuracy", "next_sentence_loss"}
@@ -63,6 +69,7 @@ def test_phase_two_starts_from_phase_one_at_a_longer_length(setup, tmp_path):
     assert 0.0 <= float(results["masked_lm_accuracy"]) <= 1.0
     assert (phase1 / "bert_config.json").exists()
 
+    phase2 = tmp_path / "phase2"
     log = run(command(setup, phase2, setup["seq32"], 32, "--do_train", "--do_eval",
                       "--num_train_steps=2", "--max_eval_steps=2", f"--init_checkpoint={phase1}"))
     # Every weight, position embeddings included, comes from phase 1; step and optimizer restart.
@@ -71,10 +78,9 @@ def test_phase_two_starts_from_phase_one_at_a_longer_length(setup, tmp_path):
     assert read_results(phase2 / "eval_results.txt")["global_step"] == "2"
 
 
-def test_phase_two_on_packed_rows_loads_phase_one(setup, tmp_path):
+def test_phase_two_on_packed_rows_loads_phase_one(setup, phase1, tmp_path):
     from families.bert.commands.pack_pretraining_data import pack_pretraining_files
-    phase1, phase2 = tmp_path / "phase1", tmp_path / "phase2"
-    run(command(setup, phase1, setup["seq16"], 16, "--do_train", "--num_train_steps=2"))
+    phase2 = tmp_path / "phase2"
     packed = str(tmp_path / "packed32.tfrecord")
     pack_pretraining_files(setup["seq32"], packed, 32, 4, max_sequences_per_pack=3)
     log = run(command(setup, phase2, packed, 32, "--do_train", "--do_eval", "--num_train_steps=2",
@@ -147,40 +153,40 @@ def xlnet_command(xlnet_setup, output_dir, *extra):
 def test_xlnet_trains_evaluates_and_resumes_as_if_uninterrupted(xlnet_setup, tmp_path):
     """Dropout on: equal final weights after a resume need the model, optimizer,
     step, dropout RNG and the input position (so the permutations) restored."""
-    straight, resumed = tmp_path / "straight", tmp_path / "resumed"
-    args = lambda out, *extra: xlnet_command(xlnet_setup, out, "--do_train", "--num_train_steps=6",  # noqa: E731
-                                             "--save_checkpoints_steps=3", "--log_steps=3", *extra)
-    log = run(args(straight, "--do_eval", "--max_eval_steps=2"))
+    straight = tmp_path / "run"
+    args = lambda *extra: xlnet_command(xlnet_setup, straight, "--do_train", "--num_train_steps=6",  # noqa: E731
+                                        "--save_checkpoints_steps=3", "--log_steps=3", *extra)
+    log = run(args("--do_eval", "--max_eval_steps=2"))
     assert "step 3: loss = " in log and "lm_accuracy = " in log
     results = read_results(straight / "eval_results.txt")
     assert set(results) == {"global_step", "loss", "lm_accuracy", "lm_loss"} and results["global_step"] == "6"
     assert '"bi_data": true' in (straight / "xlnet_config.json").read_text()
 
-    assert_resume_ends_as(straight, resumed, args(resumed), saves=(3, 6), saved="rng/")
+    assert_resume_ends_as(straight, args(), saves=(3, 6), saved="rng/")
 
 
-def assert_resume_ends_as(straight, resumed, args, saves, saved):
-    """Runs `args` (writing `resumed`), deletes its last checkpoint as if killed
-    between the `saves` (two steps), reruns it: every checkpointed value (those
-    under `saved` among them) equals `straight`'s."""
+def assert_resume_ends_as(output_dir, args, saves, saved):
+    """Deletes the last checkpoint of the finished run in `output_dir` as if it
+    was killed between the `saves` (two steps), reruns `args` there: every
+    checkpointed value (those under `saved` among them) equals the first run's."""
     previous, last = saves
-    run(args)
-    for path in resumed.glob(f"ckpt-{last}.*"):
+    straight = checkpoint_values(output_dir)
+    for path in output_dir.glob(f"ckpt-{last}.*"):
         path.unlink()
     assert f"(step {previous})" in run(args)
-    assert_resumed_values(checkpoint_values(resumed), checkpoint_values(straight), saved)
+    assert_resumed_values(checkpoint_values(output_dir), straight, saved)
 
 
 def test_xlnet_resumes_its_memory_as_if_uninterrupted(xlnet_setup, tmp_path):
     """Dropout on, --mem_len: the memory is saved with each checkpoint, so a
     resumed run continues it rather than starting from zeros."""
-    straight, resumed = tmp_path / "straight", tmp_path / "resumed"
-    args = lambda out: xlnet_command(xlnet_setup, out, "--do_train", "--num_train_steps=4",  # noqa: E731
-                                     "--mem_len=24", "--save_checkpoints_steps=2", "--log_steps=2")
-    assert "step 4: loss = " in run(args(straight))
+    straight = tmp_path / "run"
+    args = xlnet_command(xlnet_setup, straight, "--do_train", "--num_train_steps=4", "--mem_len=24",
+                         "--save_checkpoints_steps=2", "--log_steps=2")
+    assert "step 4: loss = " in run(args)
     written = (straight / "xlnet_config.json").read_text()
     assert '"mem_len": 24' in written and '"reuse_len": 16' in written
-    assert_resume_ends_as(straight, resumed, args(resumed), saves=(2, 4), saved="state/")
+    assert_resume_ends_as(straight, args, saves=(2, 4), saved="state/")
 
 
 def test_xlnet_refuses_a_missing_config_and_batches_without_backward_halves(xlnet_setup, tmp_path):

@@ -6,6 +6,7 @@ import glob
 import hashlib
 import logging
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -40,12 +41,19 @@ def digests(output_dir, step):
             for path in glob.glob(os.path.join(output_dir, f"ckpt-{step}.*"))}
 
 
-@pytest.fixture()
-def trained(records, tmp_path):
-    """An output_dir with ckpt-2 and ckpt-4, and the weights at step 4."""
-    run = trainer(records, tmp_path)
+@pytest.fixture(scope="module")
+def trained_once(records, tmp_path_factory):
+    output_dir = tmp_path_factory.mktemp("trained")
+    run = trainer(records, output_dir)
     run.train(batch_size=8, num_steps=4, optimizer=OPTIMIZER)
-    return tmp_path, weights(run)
+    return output_dir, weights(run)
+
+
+@pytest.fixture()
+def trained(trained_once, tmp_path):
+    """A copy of one output_dir with ckpt-2 and ckpt-4 (each test damages its own), and the weights at step 4."""
+    output_dir, final = trained_once
+    return shutil.copytree(output_dir, tmp_path / "run"), final
 
 
 def data_file(output_dir, step):

@@ -62,45 +62,48 @@ def assert_same_weights(a, b):
                                    err_msg=path)
 
 
-def test_gradient_accumulation_equals_one_large_batch(records, tmp_path):
+@pytest.fixture(scope="module")
+def two_plain_steps(records, tmp_path_factory):
+    """(initial weights, weights after two steps of batch 8): the run that accumulation and XLA must equal."""
+    plain = trainer(records, tmp_path_factory.mktemp("plain"))
+    initial = weights(plain)
+    plain.train(batch_size=8, num_steps=2, optimizer=LINEAR_ADAM)
+    return initial, weights(plain)
+
+
+def test_gradient_accumulation_equals_one_large_batch(records, two_plain_steps, tmp_path):
     """4 micro-batches of 2 give the update of one batch of 8 (clipping included)."""
-    whole = trainer(records, tmp_path / "whole")
-    initial = weights(whole)
-    whole.train(batch_size=8, num_steps=2, optimizer=LINEAR_ADAM)
+    initial, whole = two_plain_steps
     accumulated = trainer(records, tmp_path / "accumulated", grad_accum_steps=4)
     accumulated.train(batch_size=8, num_steps=2, optimizer=LINEAR_ADAM)
-    a = weights(whole)
-    assert max(np.abs(a[k] - initial[k]).max() for k in a) > 1e-3  # Real updates.
-    assert_same_weights(a, weights(accumulated))
+    assert max(np.abs(whole[k] - initial[k]).max() for k in whole) > 1e-3  # Real updates.
+    assert_same_weights(whole, weights(accumulated))
 
 
-def test_xla_step_matches_the_plain_step(records, tmp_path):
+def test_xla_step_matches_the_plain_step(records, two_plain_steps, tmp_path):
     """Equal up to float32 summation order (oneDNN and XLA contract differently)."""
-    plain = trainer(records, tmp_path / "plain")
-    plain.train(batch_size=8, num_steps=2, optimizer=LINEAR_ADAM)
     xla = trainer(records, tmp_path / "xla", jit_compile=True)
     xla.train(batch_size=8, num_steps=2, optimizer=LINEAR_ADAM)
-    assert_same_weights(weights(plain), weights(xla))
+    assert_same_weights(two_plain_steps[1], weights(xla))
 
 
 def test_steps_per_loop_and_a_resume_at_its_boundary_change_nothing(records, tmp_path):
     """Four updates in one call of the train loop give one call per update's
-    weights and logs bit for bit, and so does a run resumed from its step-2
-    checkpoint (as if killed between the saves at steps 2 and 4)."""
-    def train(name, steps_per_loop):
+    weights and logs bit for bit, and so does that run resumed from its step-2
+    checkpoint in calls of two (as if killed between the saves at steps 2 and 4)."""
+    def train(name, steps_per_loop, save_checkpoints_steps):
         run = trainer(records, tmp_path / name, steps_per_loop=steps_per_loop, log_steps=4,
-                      save_checkpoints_steps=2)
+                      save_checkpoints_steps=save_checkpoints_steps)
         logs = run.train(batch_size=8, num_steps=4, optimizer=OptimizerConfig())
         return weights(run), [{k: v for k, v in r.items() if k != "examples_per_second"}
                               for r in logs]
 
-    one_per_call, logs = train("one_per_call", 1)
-    four_per_call, four_logs = train("four_per_call", 4)
+    one_per_call, logs = train("one_per_call", 1, 2)
+    four_per_call, four_logs = train("four_per_call", 4, 4)  # no save or log before step 4 to cut the call
     assert four_logs == logs
-    train("resumed", 2)
-    for path in (tmp_path / "resumed").glob("ckpt-4.*"):
+    for path in (tmp_path / "one_per_call").glob("ckpt-4.*"):
         path.unlink()
-    resumed, _ = train("resumed", 2)  # a new trainer: a restarted process
+    resumed, _ = train("one_per_call", 2, 2)  # a new trainer: a restarted process
     for name, run in [("four_per_call", four_per_call), ("resumed", resumed)]:
         for path, value in one_per_call.items():
             np.testing.assert_array_equal(run[path], value, err_msg=f"{name}: {path}")
@@ -116,17 +119,16 @@ def test_train_loss_is_the_mean_of_the_last_tenth_and_survives_a_resume(records,
         return run.train_loss(), logs
 
     assert trainer(records, tmp_path / "new").train_loss() is None
-    whole, logs = train("whole", steps_per_loop=3)
+    whole, logs = train("run", save_checkpoints_steps=19)
     assert [r["step"] for r in logs] == list(range(1, 21))
     assert whole == pytest.approx((logs[-2]["loss"] + logs[-1]["loss"]) / 2, rel=1e-6)
     assert "task_loss" not in logs[-1]  # a pretraining loss has nothing beside the task's
-    train("resumed", save_checkpoints_steps=19)
-    for path in (tmp_path / "resumed").glob("ckpt-20.*"):
+    for path in (tmp_path / "run").glob("ckpt-20.*"):
         path.unlink()
-    resumed, resumed_logs = train("resumed")
+    resumed, resumed_logs = train("run")
     assert [r["step"] for r in resumed_logs] == [20]
     assert resumed == pytest.approx(whole, rel=1e-6)
-    again, again_logs = train("resumed")
+    again, again_logs = train("run")
     assert again_logs == [] and again == resumed
 
 
