@@ -158,15 +158,20 @@ def test_gradient_accumulation_keeps_each_micro_batchs_memory(records, tmp_path)
         np.testing.assert_allclose(a, b, rtol=0, atol=2e-6)
 
 
-def resumed_and_straight(output_dir, run):
-    """Checkpoint values of `run()` (4 steps, saving at 2 and 4) rerun from step 2
-    (its ckpt-4 deleted, as if killed between the saves), and of the first run."""
-    run()
-    straight = checkpoint_values(output_dir)
+def resumed_from_step_2(output_dir, run):
+    """Checkpoint values of `run()` (4 steps, saving at 2 and 4) rerun in `output_dir`
+    after its ckpt-4 is deleted, as if killed between the saves."""
     for checkpoint_file in pathlib.Path(output_dir).glob("ckpt-4.*"):
         checkpoint_file.unlink()
     run()
-    return checkpoint_values(output_dir), straight
+    return checkpoint_values(output_dir)
+
+
+def resumed_and_straight(output_dir, run):
+    """`resumed_from_step_2` of a first `run()`, and that first run's checkpoint values."""
+    run()
+    straight = checkpoint_values(output_dir)
+    return resumed_from_step_2(output_dir, run), straight
 
 
 def test_a_resumed_run_continues_its_memory_as_if_uninterrupted(records, tmp_path):
@@ -210,7 +215,7 @@ def with_two_replicas(function, *args):
 
 
 def mirrored_run(path, output_dir):
-    """The run `resumed_and_straight` makes (4 steps, saves at 2 and 4), on two replicas; its per-step losses."""
+    """The run `resumed_from_step_2` resumes (4 steps, saves at 2 and 4), on two replicas; its per-step losses."""
     return step_losses(path, MIRRORED_CONFIG, output_dir, 4, save_checkpoints_steps=2, **MIRRORED)[2]
 
 
@@ -235,7 +240,5 @@ def test_mirrored_replicas_each_resume_their_rows_memory(records, mirrored_strai
     A process per run, as in use: two MirroredStrategy objects in one process
     share collective keys, and the memory's gather at a restore met those of the first."""
     output_dir = shutil.copytree(mirrored_straight[0], tmp_path / "run")
-    for checkpoint_file in output_dir.glob("ckpt-4.*"):
-        checkpoint_file.unlink()  # as if killed between the saves at steps 2 and 4
-    with_two_replicas(mirrored_run, records["train"], output_dir)
-    assert_resumed_values(checkpoint_values(output_dir), mirrored_straight[2], "state/")
+    resumed = resumed_from_step_2(output_dir, lambda: with_two_replicas(mirrored_run, records["train"], output_dir))
+    assert_resumed_values(resumed, mirrored_straight[2], "state/")
