@@ -1,0 +1,24 @@
+"""benchmarks/serving.py: the classifier SavedModel that `run_classifier.py --export_dir` writes, served
+from strings in a process of its own, timed beside Hugging Face torch and that model in ONNX Runtime and
+OpenVINO, with latency, throughput and peak-memory columns."""
+
+import os
+
+from tests.benchmarks.run_script import run_benchmark, table_rows
+
+CONTENDERS = ("export_fp32", "hf_torch_fp32", "onnxruntime", "openvino")
+
+
+def test_the_served_export_is_timed_beside_its_peers(tmp_path):
+    stdout = run_benchmark(tmp_path, "serving.py", "--preset=bert_tiny_uncased", "--seq=32", "--batch=4",
+                           "--steps=1", "--requests=2", "--repeats=1", f"--work_dir={tmp_path / 'work'}",
+                           f"--contenders={','.join(CONTENDERS)}")
+    assert "Model name" in stdout and "Flags" in stdout, stdout
+    rows = table_rows(stdout, CONTENDERS)
+    assert set(rows) == set(CONTENDERS), stdout
+    for name, row in rows.items():  # contender, p50 ms, p99 ms, seq/s, min-max, vs hf_torch_fp32, ...
+        assert float(row[1]) > 0 and float(row[2]) >= float(row[1]) and float(row[3]) > 0, stdout
+        assert row[5].endswith("x"), stdout
+    assert rows["hf_torch_fp32"][5] == "1.00x", stdout
+    saved = tmp_path / "work" / "bert_tiny_uncased_seq32" / "export_float32"
+    assert os.path.isfile(saved / "saved_model.pb"), sorted(os.listdir(saved))
