@@ -20,7 +20,9 @@ Each process measures the latency of `--requests` single-sentence requests
 there), and its peak RSS; processes run interleaved, `--repeats` per
 contender, and the table gives medians, their min-max and ratios to each
 Hugging Face torch figure. The bf16 contenders run by default only where the
-CPU computes bf16 natively (`--mixed_precision=auto`'s rule).
+CPU computes bf16 natively (`--mixed_precision=auto`'s rule). The ONNX Runtime and
+OpenVINO contenders need `pip install onnx onnxruntime openvino` (measured with
+onnx 1.23.2, onnxruntime 1.32.0, openvino 2026.4.1), which the requirements leave out.
 """
 
 import json

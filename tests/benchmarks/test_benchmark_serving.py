@@ -1,12 +1,13 @@
 """benchmarks/serving.py: the classifier SavedModel that `run_classifier.py --export_dir` writes, served
-from strings in a process of its own, timed beside Hugging Face torch and that model in ONNX Runtime and
-OpenVINO, with latency, throughput and peak-memory columns."""
+from strings in a process of its own, timed beside Hugging Face torch, with latency, throughput and
+peak-memory columns. The ONNX Runtime and OpenVINO contenders need packages the suite does not install
+(the script's docstring names them), to keep CI's set-up and time within its limit."""
 
 import os
 
 from tests.benchmarks.run_script import run_benchmark, table_rows
 
-CONTENDERS = ("export_fp32", "hf_torch_fp32", "onnxruntime", "openvino")
+CONTENDERS = ("export_fp32", "hf_torch_fp32")
 
 
 def test_the_served_export_is_timed_beside_its_peers(tmp_path):
