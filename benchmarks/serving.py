@@ -94,6 +94,11 @@ def _export(export_dir):
     return lambda texts: serve(text_a=tf.constant(texts))["probabilities"].numpy()
 
 
+def _tokenizer():
+    import transformers
+    return transformers.BertTokenizerFast(vocab_file(), do_lower_case=True)
+
+
 def _hf_model(preset):
     import torch
     import transformers
@@ -101,7 +106,7 @@ def _hf_model(preset):
     torch.manual_seed(0)
     model = transformers.BertForSequenceClassification(
         transformers.BertConfig(**BertConfig.from_preset(preset).to_dict(), num_labels=2))
-    return model.eval(), transformers.BertTokenizerFast(vocab_file(), do_lower_case=True)
+    return model.eval(), _tokenizer()
 
 
 def _tokenized(tokenizer, texts, seq, framework):
@@ -146,7 +151,7 @@ def _onnxruntime(preset, seq, work_dir):
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
     session = onnxruntime.InferenceSession(_onnx_file(preset, seq, work_dir), options,
                                            providers=["CPUExecutionProvider"])
-    _, tokenizer = _hf_model(preset)
+    tokenizer = _tokenizer()
     return lambda texts: _softmax(session.run(["logits"], dict(_tokenized(tokenizer, texts, seq, "np")))[0])
 
 
@@ -158,11 +163,16 @@ def _openvino(preset, seq):
     return lambda texts: _softmax(next(iter(compiled(dict(_tokenized(tokenizer, texts, seq, "np"))).values())))
 
 
+def _export_precision(name):
+    """The `--export_precision` of an `export_*` contender."""
+    return "bfloat16" if name.endswith("bf16") else "float32"
+
+
 def worker(args):
     name = args.worker
     started = time.perf_counter()
     if name.startswith("export"):
-        run = _export(os.path.join(args.work_dir, f"export_{'bfloat16' if name.endswith('bf16') else 'float32'}"))
+        run = _export(os.path.join(args.work_dir, f"export_{_export_precision(name)}"))
     elif name.startswith("hf_torch"):
         run = _hf_torch(args.preset, args.seq, bf16=name.endswith("bf16"))
     elif name == "onnxruntime":
@@ -201,7 +211,7 @@ def main():
     work_dir = os.path.join(args.work_dir, f"{args.preset}_seq{args.seq}")
     for name in contenders:
         if name.startswith("export"):
-            write_export(work_dir, args.preset, args.seq, "bfloat16" if name.endswith("bf16") else "float32")
+            write_export(work_dir, args.preset, args.seq, _export_precision(name))
     results = run_contenders(__file__, contenders, args.repeats, [
         f"--preset={args.preset}", f"--batch={args.batch}", f"--seq={args.seq}", f"--steps={args.steps}",
         f"--requests={args.requests}", f"--work_dir={work_dir}"])
@@ -219,6 +229,7 @@ def rows(results):
         row.update({column: f"{median(r[key] for r in runs):.1f}"
                     for column, key in (("p50 ms", "p50_ms"), ("p99 ms", "p99_ms"), ("ready s", "ready_s"))})
     return table
+
 
 if __name__ == "__main__":
     main()
