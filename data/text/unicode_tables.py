@@ -14,7 +14,10 @@ import unicodedata
 import numpy as np
 
 from data.text import text_classes
+from utils.table_cache import disk_cached
 
+# What the tables are computed from, beside Python's `unicodedata` (`utils.table_cache`).
+SOURCES = ("data/text",)
 NUM_CODEPOINTS = 0x110000
 CAPITAL_SIGMA = 0x3A3
 FINAL_SIGMA = 0x3C2
@@ -38,6 +41,7 @@ including each kept character, `key_starters` for the whole key."""
 
 
 @functools.lru_cache(maxsize=None)
+@disk_cached(SOURCES)
 def assigned_codepoints():
     """Codepoints whose category is not Cn, Co or Cs (about 145k)."""
     return [cp for cp in range(NUM_CODEPOINTS)
@@ -45,6 +49,7 @@ def assigned_codepoints():
 
 
 @functools.lru_cache(maxsize=None)
+@disk_cached(SOURCES)
 def whitespace_codepoints():
     """int32 [n]: every assigned codepoint Python's `str.isspace` (and so
     `str.split()`) treats as whitespace."""
@@ -61,6 +66,7 @@ def _final_sigma_context(char):
 
 
 @functools.lru_cache(maxsize=None)
+@disk_cached(SOURCES)
 def char_classes():
     """uint8 [0x110000] of the bit flags above, one entry per codepoint."""
     table = np.zeros(NUM_CODEPOINTS, np.uint8)
@@ -85,6 +91,7 @@ def char_classes():
 
 
 @functools.lru_cache(maxsize=None)
+@disk_cached(SOURCES)
 def fold_map():
     """The uncased folding as a `FoldMap` of the characters that reach it (not
     dropped, not spaces). Σ folds to σ; ς in context is the graph's job."""
@@ -114,6 +121,7 @@ def fold_map():
 
 
 @functools.lru_cache(maxsize=None)
+@disk_cached(SOURCES)
 def combining_classes():
     """(codepoints, ccc) of the characters NFD may reorder that survive the
     uncased Mn removal; sorted by codepoint for `tf.searchsorted`."""

@@ -21,6 +21,10 @@ import ftfy
 from data.text import unicode_tables as ut
 from data.text.char_maps import char_map
 from families.gpt.tokenizer_words import english_tokenizer
+from utils.table_cache import disk_cached
+
+# What the tables are computed from, beside the packages each names (`utils.table_cache`).
+SOURCES = ("data/text", "families/gpt")
 
 _UNCHANGED_CATEGORIES = ("Lu", "Ll", "Lt", "Lo", "Nd", "Nl", "No")
 
@@ -33,6 +37,7 @@ def _ftfy_may_change(char):
 
 
 @functools.lru_cache(maxsize=None)
+@disk_cached(SOURCES, ("ftfy",))
 def fix_text_map():
     """`ftfy.fix_text` of each character alone."""
     return char_map(ftfy.fix_text, (cp for cp in ut.assigned_codepoints()
@@ -40,11 +45,13 @@ def fix_text_map():
 
 
 @functools.lru_cache(maxsize=None)
+@disk_cached(SOURCES)
 def lower_map():
     return char_map(str.lower, ut.assigned_codepoints())
 
 
 @functools.lru_cache(maxsize=None)
+@disk_cached(SOURCES, ("spacy",))
 def special_cases():
     """{string: its tokens joined by ' '} of spaCy's English exceptions
     (those without whitespace: chunks never hold any)."""
@@ -104,6 +111,7 @@ def _english(name):
 
 
 @functools.lru_cache(maxsize=None)
+@disk_cached(SOURCES, ("spacy",))
 def prefix_pattern():
     """spaCy's prefixes as one RE2 alternation, in spaCy's order (RE2, as
     Python, takes the first alternative that matches). Its one prefix with a
@@ -120,6 +128,7 @@ def prefix_pattern():
 
 
 @functools.lru_cache(maxsize=None)
+@disk_cached(SOURCES, ("spacy",))
 def suffix_patterns():
     """[(context, body)]: a suffix `body` at the end of the string that follows
     `context` (spaCy's lookbehind; '' for none)."""
@@ -132,6 +141,7 @@ def suffix_patterns():
 
 
 @functools.lru_cache(maxsize=None)
+@disk_cached(SOURCES, ("spacy",))
 def infix_patterns():
     """[(before, body, after)] of spaCy's infixes: `body` splits where
     `before` ends just before it and `after` starts just after it."""
@@ -139,6 +149,7 @@ def infix_patterns():
 
 
 @functools.lru_cache(maxsize=None)
+@disk_cached(SOURCES, ("spacy",))
 def url_pattern():
     """spaCy's URL_MATCH for RE2: its negative lookaheads (private IP
     ranges) dropped, and `\\w`, `\\d`, `\\S` as Python reads them in a chunk
@@ -156,6 +167,7 @@ def url_pattern():
 
 
 @functools.lru_cache(maxsize=None)
+@disk_cached(SOURCES, ("spacy", "ftfy"))
 def affixed_special_cases():
     """[(tokens spaCy's affix rules alone split a special case into, its own
     tokens joined by spaces)] where the two differ: spaCy's special matcher
@@ -183,6 +195,7 @@ NUMERIC_ENTITIES_BELOW = 0x3000  # numeric references in the table: decimal and 
 
 
 @functools.lru_cache(maxsize=None)
+@disk_cached(SOURCES, ("ftfy",))
 def html_entities():
     """{entity: ftfy.fix_text(entity)} for ftfy's named entities and the
     numeric references below NUMERIC_ENTITIES_BELOW, where ftfy changes them;
