@@ -38,7 +38,8 @@ import sys
 import time
 
 from contracts import registry
-from demo.learning_rate_choice import RATES, chosen_rate, majority_share, sweep_rows, trained, write_selection_split
+from demo.learning_rate_choice import (RATES, chosen_rate, majority_share, selection_rows, trained,
+                                      write_selection_split)
 from demo.pretrained import FamilyJob, read_key_values
 from demo.progress import Stage, StageError, run_stage, run_stages
 from demo.stdlib_corpus import write_corpus
@@ -149,13 +150,14 @@ def main():
     arms = {"classifier": [f"--init_checkpoint={pretrained.checkpoint}"], "scratch": []}
     titles = {"classifier": "from pretrained", "scratch": "from scratch"}
     write_selection_split(LABELLED_DIR, paths["selection_data"], args.seed)
-    rates = RATES[::2] if args.quick else RATES
+    # The quick job checks the pipeline: one rate (the family's) is selected from.
+    rates = (pretrained.learning_rate,) if args.quick else RATES
     side_by_side(*(Stage(f"learning rate {titles[arm]}", [
         *fine_tuning(paths["selection_data"], f"--learning_rates={','.join(f'{r:g}' for r in rates)}"),
         *flags, f"--output_dir={paths['selection_' + arm]}"], FINE_TUNE_BATCH) for arm, flags in arms.items()))
     chance = {data: majority_share(data) for data in (paths["selection_data"], LABELLED_DIR)}
-    chosen = {arm: chosen_rate(sweep_rows(os.path.join(paths[f"selection_{arm}"], "sweep_results.txt")),
-                               chance[paths["selection_data"]]) for arm in arms}
+    chosen = {arm: chosen_rate(selection_rows(paths[f"selection_{arm}"], rates), chance[paths["selection_data"]])
+              for arm in arms}
     side_by_side(
         Stage("fine-tuning from pretrained", [
             *fine_tuning(LABELLED_DIR, f"--learning_rate={chosen['classifier'][0]:g}"), *arms["classifier"],

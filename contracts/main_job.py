@@ -16,6 +16,7 @@ class Pretrained:
     seq_length: int  # the fine-tuning and serving sequence length
     built: list  # (file or directory name in the work directory, what it is)
     summary: list  # lines on what pretraining reached
-    # Fine-tuning's peak rate: a feature-based family's task BiLSTM and head start from scratch
-    # under a frozen encoder, and take a larger one than a fine-tuned Transformer.
+    # The quick job's fine-tuning rate (the full job selects one): a feature-based family's task
+    # BiLSTM and head start from scratch under a frozen encoder, and take a larger one than a
+    # fine-tuned Transformer.
     learning_rate: float = 1e-4

@@ -14,6 +14,7 @@ import csv
 import os
 import random
 
+from demo.pretrained import read_key_values
 from training.label_prior import fits, left_prior
 from utils.files import atomic_output
 
@@ -54,6 +55,15 @@ def sweep_rows(path):
     with open(path, encoding="utf-8") as f:
         rows = list(csv.DictReader(f, delimiter="\t"))
     return [{k: _number(v) for k, v in row.items()} for row in rows]
+
+
+def selection_rows(output_dir, rates):
+    """A selection run's rows, as `sweep_rows`: a runner given one rate runs
+    it alone and writes its `eval_results.txt`, no sweep table."""
+    if len(rates) > 1:
+        return sweep_rows(os.path.join(output_dir, "sweep_results.txt"))
+    results = read_key_values(os.path.join(output_dir, "eval_results.txt"))
+    return [{**results, "learning_rate": rates[0], "score": 0.0}]
 
 
 def _number(value):
