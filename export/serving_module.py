@@ -22,6 +22,7 @@ def ids_specs(model):
             for name, (shape, dtype) in input_specs(model).items()}
 
 
+@tf.autograph.experimental.do_not_convert  # no tensor-dependent Python control flow
 def checked_ids(model, inputs):
     """`inputs` {name: ids} of `model` (an encoder, or a task model over one),
     each input its encoder config's `input_vocab_sizes` names checked first to

@@ -38,6 +38,7 @@ def flatten_words(segment):
     return segment.merge_dims(1, 2) if segment.ragged_rank > 1 else segment
 
 
+@tf.autograph.experimental.do_not_convert  # graph ops only, tensorflow_text's included
 def pack_segments(segments, seq_length, special):
     """List of ragged int32 segments [batch, (words)?, (pieces)] -> dict of int32
     [batch, seq_length] `input_word_ids`, `input_mask`, `input_type_ids`.

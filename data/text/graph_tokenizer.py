@@ -64,14 +64,14 @@ class GraphTokenizer(tf.Module):
             no_pretokenization=True,
         )
 
-    @tf.function(input_signature=[_TEXTS])
+    @tf.function(input_signature=[_TEXTS], autograph=False)
     def tokenize(self, texts):
         """tf.string [batch] -> int32 RaggedTensor [batch, (words), (pieces)]."""
         _, words, word_rows = self._basic_tokenize(texts)
         ids = self._wordpiece.tokenize(words.strings)
         return tf.RaggedTensor.from_value_rowids(ids, word_rows, nrows=tf.size(texts, tf.int64))
 
-    @tf.function(input_signature=[_TEXTS])
+    @tf.function(input_signature=[_TEXTS], autograph=False)
     def tokenize_with_offsets(self, texts):
         """Also the [begin, end) byte offsets (int64) of each piece in its input
         string, ragged like the ids. A piece from part of a folded character

@@ -114,7 +114,7 @@ class GraphXLNetTokenizer(tf.Module):
         """What a SavedModel that calls `tokenize` must hold: the SentencePiece model."""
         return (self._sp,)
 
-    @tf.function(input_signature=[_TEXTS])
+    @tf.function(input_signature=[_TEXTS], autograph=False)
     def preprocess(self, texts):
         """The original's preprocess_text on a batch of UTF-8 strings."""
         if self.remove_space:
@@ -133,7 +133,7 @@ class GraphXLNetTokenizer(tf.Module):
             cps = map_ragged_chars(cps.with_flat_values(sigmas), _lower_map())
         return tf.strings.unicode_encode(cps, "UTF-8")
 
-    @tf.function(input_signature=[_TEXTS])
+    @tf.function(input_signature=[_TEXTS], autograph=False)
     def encode_pieces(self, texts):
         """Ragged pieces of preprocessed `texts`, digit-comma pieces re-split."""
         pieces = self._sp.tokenize(texts)
@@ -159,12 +159,12 @@ class GraphXLNetTokenizer(tf.Module):
         replaced = tf.gather(tf.concat([whole, number], axis=0), rows)
         return pieces.with_flat_values(replaced).merge_dims(1, 2)
 
-    @tf.function(input_signature=[_TEXTS])
+    @tf.function(input_signature=[_TEXTS], autograph=False)
     def tokenize(self, texts):
         """Ragged int32 ids of raw `texts`: preprocess, encode_pieces, piece -> id."""
         return self.piece_ids(self.tokenize_pieces(texts))
 
-    @tf.function(input_signature=[_TEXTS])
+    @tf.function(input_signature=[_TEXTS], autograph=False)
     def tokenize_pieces(self, texts):
         """Ragged pieces of raw `texts` as `XLNetTokenizer.tokenize` gives them
         (an unknown character as it is written, where its id is `<unk>`'s)."""
@@ -174,7 +174,7 @@ class GraphXLNetTokenizer(tf.Module):
         """Ids of string pieces (ragged or not)."""
         return self._sp.string_to_id(pieces)
 
-    @tf.function(input_signature=[_TEXTS])
+    @tf.function(input_signature=[_TEXTS], autograph=False)
     def tokenize_with_offsets(self, texts):
         """The contract of WordPiece's `GraphTokenizer.tokenize_with_offsets`: int32
         ids [batch, (words), (pieces)] and the [begin, end) byte offsets (int64)
