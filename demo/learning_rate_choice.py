@@ -59,7 +59,8 @@ def sweep_rows(path):
 
 def selection_rows(output_dir, rates):
     """A selection run's rows, as `sweep_rows`: a runner given one rate runs
-    it alone and writes its `eval_results.txt`, no sweep table."""
+    it alone and writes its `eval_results.txt`, no sweep table; that one row
+    is ranked against nothing, so its `score` (the runner's, not written) is 0."""
     if len(rates) > 1:
         return sweep_rows(os.path.join(output_dir, "sweep_results.txt"))
     results = read_key_values(os.path.join(output_dir, "eval_results.txt"))
