@@ -76,7 +76,7 @@ def _conll(tag_column, scheme):
     def prepare(sources, directory, num_train, num_dev, seed, held_out):
         if not sources.conll_data_dir:
             return None
-        counts = task_data.conll_subset(sources.conll_data_dir, directory, num_train, num_dev)
+        counts = task_data.conll_subset(sources.conll_data_dir, directory, num_train, num_dev, seed)
         return [f"--data_dir={directory}", f"--tag_column={tag_column}", f"--tag_scheme={scheme}"], counts
     return prepare
 

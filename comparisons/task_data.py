@@ -1,8 +1,10 @@
 """Fixed subsets of the labelled sets, written into the comparison's folder in
 the layout their runners read, so every system fine-tunes and is scored on the
 same examples: a seeded sample of a GLUE task's train and dev rows (header and
-byte-order mark kept), the first sentences of CoNLL-2003's train and dev
-files, SQuAD articles split between train and dev (no article in both)."""
+byte-order mark kept), a seeded sample of CoNLL-2003's train and dev sentences
+(not the first ones: the files run document by document, so their head is a
+few days of news on a few topics), SQuAD articles split between train and dev
+(no article in both)."""
 
 import json
 import os
@@ -32,27 +34,28 @@ def glue_subset(source_dir, target_dir, num_train, num_dev, seed):
             for split, count in (("train", num_train), ("dev", num_dev))}
 
 
-def first_sentences(source, target, count):
-    """The CoNLL lines up to the end of its `count`-th sentence (blank-line
-    separated; `-DOCSTART-` lines kept, not counted)."""
-    kept, sentences, in_sentence = [], 0, False
+def sample_sentences(source, target, count, seed):
+    """A CoNLL file's sentences (blank-line separated; `-DOCSTART-` lines
+    dropped), `count` of them drawn with `seed` (all when there are fewer), in
+    file order; returns how many. Lines are copied as they are."""
     with open(source, encoding="utf-8") as f:
-        for line in f:
-            if sentences == count:
-                break
-            kept.append(line)
-            if line.strip() and not line.startswith("-DOCSTART-"):
-                in_sentence = True
-            elif not line.strip() and in_sentence:
-                sentences, in_sentence = sentences + 1, False
-    atomic_write_text(target, "".join(kept).rstrip("\n") + "\n\n")
-    return sentences + in_sentence
+        blocks = f.read().replace("\r\n", "\n").split("\n\n")
+    sentences = [lines for lines in (_sentence_lines(block) for block in blocks) if lines]
+    if count < len(sentences):
+        keep = sorted(random.Random(seed).sample(range(len(sentences)), count))
+        sentences = [sentences[i] for i in keep]
+    atomic_write_text(target, "".join("\n".join(lines) + "\n\n" for lines in sentences))
+    return len(sentences)
 
 
-def conll_subset(source_dir, target_dir, num_train, num_dev):
-    """`train.txt` and `dev.txt` of a CoNLL-2003 folder, cut; returns sentence counts."""
-    return {split: first_sentences(os.path.join(source_dir, f"{split}.txt"),
-                                   os.path.join(target_dir, f"{split}.txt"), count)
+def _sentence_lines(block):
+    return [line for line in block.split("\n") if line.strip() and not line.startswith("-DOCSTART-")]
+
+
+def conll_subset(source_dir, target_dir, num_train, num_dev, seed):
+    """`train.txt` and `dev.txt` of a CoNLL-2003 folder, sampled; returns sentence counts."""
+    return {split: sample_sentences(os.path.join(source_dir, f"{split}.txt"),
+                                    os.path.join(target_dir, f"{split}.txt"), count, seed)
             for split, count in (("train", num_train), ("dev", num_dev))}
 
 

@@ -16,7 +16,7 @@ from sklearn.linear_model import RidgeCV
 from sklearn.model_selection import KFold
 from sklearn.preprocessing import normalize
 
-from comparisons.baseline_models import ALPHA_GRID, BagOfWords
+from comparisons.baseline_models import ALPHA_GRID, TAGGER_C_GRID, TAGGER_FOLDS, BagOfWords, LogisticTagger
 from comparisons.baselines import baselines_for, chance
 from tasks.classification.examples import BadRowError
 from tasks.tagging.conll_reader import TaggedFileError
@@ -183,6 +183,18 @@ def test_the_logistic_regression_tagger_learns_a_separable_tag_set(tmp_path):
     result = scores(baselines_for("tagging", write(tmp_path / "train.txt", [train]),
                                   write(tmp_path / "dev.txt", [dev_text]), tag_column=1))
     assert result == {"most_frequent_tag": 100.0, "logistic_regression": 100.0}
+
+
+def test_the_logistic_regression_taggers_c_is_chosen_on_folds_of_whole_sentences():
+    sentences = [(words, ["B-LOC" if w == "paris" else "O" for w in words])
+                 for words in (["to", "paris", "now"], ["the", "man", "said"], ["it", "was", "fine", "and", "well"],
+                               ["so", "we", "left"], ["from", "paris"], ["early", "on"], ["he", "said", "it", "was"],
+                               ["fine"], ["near", "paris", "today"])]
+    search = LogisticTagger(sentences).model
+    token_folds = list(search.cv.test_fold)
+    assert token_folds == [i % TAGGER_FOLDS for i, (words, _) in enumerate(sentences) for _ in words]
+    assert sorted(search.cv_results_["param_logisticregression__C"]) == sorted(TAGGER_C_GRID)
+    assert search.best_params_["logisticregression__C"] in TAGGER_C_GRID
 
 
 def choice_file(path, examples):

@@ -69,13 +69,25 @@ def test_glue_subsets_keep_the_header_and_byte_order_mark_and_read_as_glue(tmp_p
     assert (again / "train.tsv").read_bytes() == (tmp_path / "train.tsv").read_bytes()
 
 
-def test_conll_subsets_are_the_first_sentences(tmp_path):
-    counts = task_data.conll_subset(os.path.join(FIXTURES, "conll_tiny"), str(tmp_path), 3, 2)
-    assert counts == {"train": 3, "dev": 2}
+def test_conll_subsets_are_seeded_samples_of_whole_sentences_in_file_order(tmp_path):
+    source = os.path.join(FIXTURES, "conll_tiny")
     def words_and_tags(path):
         return [(s.words, s.tags) for s in read_tagged_file(path)]
-    full = words_and_tags(os.path.join(FIXTURES, "conll_tiny", "train.txt"))
-    assert words_and_tags(str(tmp_path / "train.txt")) == full[:3]
+    full = words_and_tags(os.path.join(source, "train.txt"))
+    samples = {}
+    for seed in range(6):
+        counts = task_data.conll_subset(source, str(tmp_path / str(seed)), 3, 2, seed)
+        assert counts == {"train": 3, "dev": 2}
+        written = words_and_tags(str(tmp_path / str(seed) / "train.txt"))
+        positions = [full.index(sentence) for sentence in written]
+        assert positions == sorted(positions) and len(set(positions)) == 3
+        assert "-DOCSTART-" not in (tmp_path / str(seed) / "train.txt").read_text(encoding="utf-8")
+        samples[seed] = positions
+    assert len({tuple(p) for p in samples.values()}) > 1  # not the head of the file whatever the seed
+    task_data.conll_subset(source, str(tmp_path / "again"), 3, 2, 4)
+    assert (tmp_path / "again" / "train.txt").read_bytes() == (tmp_path / "4" / "train.txt").read_bytes()
+    everything = task_data.conll_subset(source, str(tmp_path / "all"), 10 ** 6, 10 ** 6, 0)
+    assert everything["train"] == len(full) and words_and_tags(str(tmp_path / "all" / "train.txt")) == full
 
 
 def test_squad_is_split_by_article(tmp_path):
