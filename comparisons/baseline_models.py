@@ -117,9 +117,11 @@ class LogisticTagger:
     """Logistic regression over each word's `word_features`, C chosen from
     `TAGGER_C_GRID` by cross-validated token accuracy, folds of whole
     sentences (every third sentence a fold, so a rare tag's sentences spread
-    over the folds). The default C underfits small training sets: on 100 CoNLL-2003
-    sentences it tagged almost nothing as an entity (NER F1 5.8 against 19.3 at
-    C = 100), which would flatter every system measured against it."""
+    over the folds). The default C underfits small training sets: on the
+    first 100 sentences of CoNLL-2003's train it found almost no entity (NER
+    F1 5.8 against 19.3 at C = 100), which would flatter every system measured
+    against it. The search costs CPU: 94 s for POS's 43 tags on 1,000
+    sentences, 17 s for NER (one fit at the default C took about 7 s)."""
 
     def __init__(self, sentences):
         rows = _word_feature_rows([sentence for sentence, _ in sentences])
