@@ -10,6 +10,7 @@ import json
 import os
 import random
 
+from tasks.tagging.conll_reader import DOCSTART
 from utils.files import atomic_output, atomic_write_text
 
 
@@ -35,21 +36,26 @@ def glue_subset(source_dir, target_dir, num_train, num_dev, seed):
 
 
 def sample_sentences(source, target, count, seed):
-    """A CoNLL file's sentences (blank-line separated; `-DOCSTART-` lines
-    dropped), `count` of them drawn with `seed` (all when there are fewer), in
-    file order; returns how many. Lines are copied as they are."""
-    with open(source, encoding="utf-8") as f:
-        blocks = f.read().replace("\r\n", "\n").split("\n\n")
-    sentences = [lines for lines in (_sentence_lines(block) for block in blocks) if lines]
+    """A CoNLL file's sentences (separated by blank lines and `-DOCSTART-`
+    lines, which are dropped, as `tasks.tagging.conll_reader` reads them),
+    `count` of them drawn with `seed` (all when there are fewer), in file
+    order; returns how many. Lines are copied as they are."""
+    sentences, lines = [], []
+    with open(source, encoding="utf-8", newline="") as f:
+        for line in f:
+            columns = line.split()
+            if columns and columns[0] != DOCSTART:
+                lines.append(line.rstrip("\r\n"))
+            elif lines:
+                sentences.append(lines)
+                lines = []
+    if lines:
+        sentences.append(lines)
     if count < len(sentences):
         keep = sorted(random.Random(seed).sample(range(len(sentences)), count))
         sentences = [sentences[i] for i in keep]
     atomic_write_text(target, "".join("\n".join(lines) + "\n\n" for lines in sentences))
     return len(sentences)
-
-
-def _sentence_lines(block):
-    return [line for line in block.split("\n") if line.strip() and not line.startswith("-DOCSTART-")]
 
 
 def conll_subset(source_dir, target_dir, num_train, num_dev, seed):

@@ -90,6 +90,16 @@ def test_conll_subsets_are_seeded_samples_of_whole_sentences_in_file_order(tmp_p
     assert everything["train"] == len(full) and words_and_tags(str(tmp_path / "all" / "train.txt")) == full
 
 
+def test_conll_samples_split_sentences_as_the_reader_does(tmp_path):
+    source = tmp_path / "train.txt"
+    source.write_bytes(b"-DOCSTART- -X- O O\r\n\r\nA DT O\r\nb NN B-LOC\r\n \t\r\nC NN O\r\n"
+                       b"-DOCSTART- -X- O O\r\nd VB O\r\n\r\n\r\ne NN B-PER")
+    assert task_data.sample_sentences(str(source), str(tmp_path / "all.txt"), 10, 0) == 4
+    def words_and_tags(path):
+        return [(s.words, s.tags) for s in read_tagged_file(path)]
+    assert words_and_tags(str(tmp_path / "all.txt")) == words_and_tags(str(source))
+
+
 def test_squad_is_split_by_article(tmp_path):
     counts = task_data.squad_split(os.path.join(FIXTURES, "squad_v1_tiny.json"), str(tmp_path), 0.5, seed=3)
     titles = {split: [a["title"] for a in json.loads((tmp_path / f"{split}.json").read_text())["data"]]
