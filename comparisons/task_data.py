@@ -10,8 +10,15 @@ import json
 import os
 import random
 
-from tasks.tagging.conll_reader import DOCSTART
+from comparisons.task_files import conll_sentences, write_conll_sentences
 from utils.files import atomic_output, atomic_write_text
+
+
+def _sample(items, count, seed):
+    """`count` of `items` drawn with `seed` (all when there are fewer), in their order."""
+    if count >= len(items):
+        return items
+    return [items[i] for i in sorted(random.Random(seed).sample(range(len(items)), count))]
 
 
 def sample_rows(source, target, count, seed):
@@ -19,10 +26,7 @@ def sample_rows(source, target, count, seed):
     there are fewer), in file order. Bytes are copied as they are."""
     with open(source, "rb") as f:
         lines = f.read().split(b"\n")
-    header, rows = lines[0], [line for line in lines[1:] if line.strip()]
-    if count < len(rows):
-        keep = sorted(random.Random(seed).sample(range(len(rows)), count))
-        rows = [rows[i] for i in keep]
+    header, rows = lines[0], _sample([line for line in lines[1:] if line.strip()], count, seed)
     with atomic_output(target, "wb") as f:
         f.write(b"\n".join([header, *rows]) + b"\n")
     return len(rows)
@@ -36,25 +40,11 @@ def glue_subset(source_dir, target_dir, num_train, num_dev, seed):
 
 
 def sample_sentences(source, target, count, seed):
-    """A CoNLL file's sentences (separated by blank lines and `-DOCSTART-`
-    lines, which are dropped, as `tasks.tagging.conll_reader` reads them),
-    `count` of them drawn with `seed` (all when there are fewer), in file
-    order; returns how many. Lines are copied as they are."""
-    sentences, lines = [], []
-    with open(source, encoding="utf-8", newline="") as f:
-        for line in f:
-            columns = line.split()
-            if columns and columns[0] != DOCSTART:
-                lines.append(line.rstrip("\r\n"))
-            elif lines:
-                sentences.append(lines)
-                lines = []
-    if lines:
-        sentences.append(lines)
-    if count < len(sentences):
-        keep = sorted(random.Random(seed).sample(range(len(sentences)), count))
-        sentences = [sentences[i] for i in keep]
-    atomic_write_text(target, "".join("\n".join(lines) + "\n\n" for lines in sentences))
+    """`count` of a CoNLL file's sentences (`task_files.conll_sentences`)
+    drawn with `seed` (all when there are fewer), in file order; returns how
+    many. Lines are copied as they are."""
+    sentences = _sample(conll_sentences(source), count, seed)
+    write_conll_sentences(target, sentences)
     return len(sentences)
 
 

@@ -14,6 +14,7 @@ import json
 import os
 import random
 
+from tasks.tagging.conll_reader import DOCSTART
 from utils.files import atomic_output, atomic_write_text
 
 
@@ -28,6 +29,28 @@ def _slice(items, fraction, seed):
     count = min(len(items) - 1, max(1, round(fraction * len(items))))
     held = set(random.Random(seed).sample(range(len(items)), count))
     return [x for i, x in enumerate(items) if i not in held], [x for i, x in enumerate(items) if i in held]
+
+
+def conll_sentences(path):
+    """A CoNLL file's sentences, each its lines (line ends dropped) joined by
+    newlines, split as `tasks.tagging.conll_reader` splits them: at blank or
+    whitespace-only lines and at `-DOCSTART-` lines, which are dropped."""
+    sentences, lines = [], []
+    with open(path, encoding="utf-8", newline="") as f:
+        for line in f:
+            columns = line.split()
+            if columns and columns[0] != DOCSTART:
+                lines.append(line.rstrip("\r\n"))
+            elif lines:
+                sentences.append("\n".join(lines))
+                lines = []
+    if lines:
+        sentences.append("\n".join(lines))
+    return sentences
+
+
+def write_conll_sentences(path, sentences):
+    atomic_write_text(path, "\n\n".join(sentences) + "\n\n")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,24 +102,16 @@ class CONLL:
     def baseline_options(self):
         return {"tag_column": self.tag_column}
 
-    def _sentences(self, path):
-        with open(path, encoding="utf-8") as f:
-            blocks = f.read().split("\n\n")
-        return [b.strip("\n") for b in blocks if b.strip() and not b.strip().startswith("-DOCSTART-")]
-
-    def _write(self, path, sentences):
-        atomic_write_text(path, "\n\n".join(sentences) + "\n\n")
-
     def lower(self, path):
         def line(text):
             word, _, rest = text.partition(" ")
             return f"{lower(word)} {rest}" if rest else lower(word)
-        self._write(path, ["\n".join(line(t) for t in s.split("\n")) for s in self._sentences(path)])
+        write_conll_sentences(path, ["\n".join(line(t) for t in s.split("\n")) for s in conll_sentences(path)])
 
     def split(self, directory, selection_dir, fraction, seed):
-        kept, held = _slice(self._sentences(os.path.join(directory, "train" + self.extension)), fraction, seed)
-        self._write(os.path.join(selection_dir, "train" + self.extension), kept)
-        self._write(os.path.join(selection_dir, "dev" + self.extension), held)
+        kept, held = _slice(conll_sentences(os.path.join(directory, "train" + self.extension)), fraction, seed)
+        write_conll_sentences(os.path.join(selection_dir, "train" + self.extension), kept)
+        write_conll_sentences(os.path.join(selection_dir, "dev" + self.extension), held)
         return {"train": len(kept), "dev": len(held)}
 
 

@@ -69,10 +69,12 @@ def test_glue_subsets_keep_the_header_and_byte_order_mark_and_read_as_glue(tmp_p
     assert (again / "train.tsv").read_bytes() == (tmp_path / "train.tsv").read_bytes()
 
 
+def words_and_tags(path):
+    return [(s.words, s.tags) for s in read_tagged_file(path)]
+
+
 def test_conll_subsets_are_seeded_samples_of_whole_sentences_in_file_order(tmp_path):
     source = os.path.join(FIXTURES, "conll_tiny")
-    def words_and_tags(path):
-        return [(s.words, s.tags) for s in read_tagged_file(path)]
     full = words_and_tags(os.path.join(source, "train.txt"))
     samples = {}
     for seed in range(6):
@@ -95,8 +97,6 @@ def test_conll_samples_split_sentences_as_the_reader_does(tmp_path):
     source.write_bytes(b"-DOCSTART- -X- O O\r\n\r\nA DT O\r\nb NN B-LOC\r\n \t\r\nC NN O\r\n"
                        b"-DOCSTART- -X- O O\r\nd VB O\r\n\r\n\r\ne NN B-PER")
     assert task_data.sample_sentences(str(source), str(tmp_path / "all.txt"), 10, 0) == 4
-    def words_and_tags(path):
-        return [(s.words, s.tags) for s in read_tagged_file(path)]
     assert words_and_tags(str(tmp_path / "all.txt")) == words_and_tags(str(source))
 
 
