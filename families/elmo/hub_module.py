@@ -69,6 +69,9 @@ class ELMoHubModule(tf.__internal__.tracking.AutoTrackable):
         self.regularization_losses = []
         self._encoder, self._mix = encoder, mix
 
+        # Every endpoint calls this one function: the biLM is traced once, not once per endpoint.
+        self._encode = tf.function(self._encoded, input_signature=[
+            tf.TensorSpec([None, None, self._max_characters], tf.int32), tf.TensorSpec([None, None], tf.int32)])
         call = tf.function(self._call)
         for spec in (_STRINGS, _TOKENS):
             for training in (False, True):
@@ -89,7 +92,7 @@ class ELMoHubModule(tf.__internal__.tracking.AutoTrackable):
         ids = self._tokenizer.tokenize(strings)
         char_ids = ids.to_tensor(0, shape=[None, None, self._max_characters])
         mask = tf.sequence_mask(ids.row_lengths(), tf.shape(char_ids, out_type=tf.int64)[1], tf.int32)
-        return self._outputs(char_ids, mask)
+        return self._encode(char_ids, mask)
 
     def _from_tokens(self, inputs):
         tokens = inputs["tokens"]
@@ -98,9 +101,9 @@ class ELMoHubModule(tf.__internal__.tracking.AutoTrackable):
         mask = tf.sequence_mask(lengths, shape[1], tf.int32)
         char_ids = self._tokenizer.characters.word_char_ids(tf.reshape(tokens, [-1]))
         char_ids = tf.reshape(char_ids, tf.concat([shape, [self._max_characters]], 0))
-        return self._outputs(char_ids * mask[:, :, None], mask)
+        return self._encode(char_ids * mask[:, :, None], mask)
 
-    def _outputs(self, char_ids, mask):
+    def _encoded(self, char_ids, mask):
         layers = self._encoder({"input_char_ids": char_ids, "input_mask": mask},
                                training=False)["encoder_outputs"]
         outputs = {"word_emb": layers[0][..., :self._projection]}

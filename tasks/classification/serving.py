@@ -60,8 +60,13 @@ def save_classification(export_dir, model, text_side, max_seq_length, label_list
     shapes = input_shapes(text_side, max_seq_length, both_orders)
     label_names = None if label_list is None else [str(label) for label in label_list]
 
+    @tf.function(input_signature=[ids_specs(model)])
+    def serve_ids(inputs):
+        return classifier_outputs(model(checked_ids(model, inputs), training=False)["logits"], label_names)
+
+    # The other signatures call `serve_ids`: the model is traced once, not once per signature.
     def outputs(inputs):
-        return classifier_outputs(model(inputs, training=False)["logits"], label_names)
+        return serve_ids(inputs)
 
     if paired:
         @tf.function(input_signature=[text_spec("text_a"), text_spec("text_b")])
@@ -81,10 +86,6 @@ def save_classification(export_dir, model, text_side, max_seq_length, label_list
             for name, shape in shapes.items()})
         parsed = checked_ids(model, {name: parsed[record_name(name)] for name in shapes})  # int64: before the cast
         return outputs({name: tf.cast(value, tf.int32) for name, value in parsed.items()})
-
-    @tf.function(input_signature=[ids_specs(model)])
-    def serve_ids(inputs):
-        return outputs(checked_ids(model, inputs))
 
     module = ServingModule(model, text_side, packer.tokenizer)
     signatures = {"serving_default": serving_default, "serve_examples": serve_examples,
