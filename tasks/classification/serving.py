@@ -60,21 +60,26 @@ def save_classification(export_dir, model, text_side, max_seq_length, label_list
     shapes = input_shapes(text_side, max_seq_length, both_orders)
     label_names = None if label_list is None else [str(label) for label in label_list]
 
-    # The other signatures call `serve_ids`: the model is traced once, not once per signature.
+    # Every signature calls `classify`: the model is traced once, not once per signature;
+    # ids packed in the graph are in range by construction and skip the check.
+    @tf.function(input_signature=[ids_specs(model)])
+    def classify(inputs):
+        return classifier_outputs(model(inputs, training=False)["logits"], label_names)
+
     @tf.function(input_signature=[ids_specs(model)])
     def serve_ids(inputs):
-        return classifier_outputs(model(checked_ids(model, inputs), training=False)["logits"], label_names)
+        return classify(checked_ids(model, inputs))
 
     if paired:
         @tf.function(input_signature=[text_spec("text_a"), text_spec("text_b")])
         def serving_default(text_a, text_b):
             if both_orders:
-                return serve_ids(packer.pack_both_orders(text_a, text_b))
-            return serve_ids(packer.pack(text_a, text_b))
+                return classify(packer.pack_both_orders(text_a, text_b))
+            return classify(packer.pack(text_a, text_b))
     else:
         @tf.function(input_signature=[text_spec("text_a")])
         def serving_default(text_a):
-            return serve_ids(packer.pack(text_a))
+            return classify(packer.pack(text_a))
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
     def serve_examples(examples):
@@ -82,7 +87,7 @@ def save_classification(export_dir, model, text_side, max_seq_length, label_list
             record_name(name): tf.io.FixedLenFeature(shape, tf.int64)
             for name, shape in shapes.items()})
         parsed = checked_ids(model, {name: parsed[record_name(name)] for name in shapes})  # int64: before the cast
-        return serve_ids({name: tf.cast(value, tf.int32) for name, value in parsed.items()})
+        return classify({name: tf.cast(value, tf.int32) for name, value in parsed.items()})
 
     module = ServingModule(model, text_side, packer.tokenizer)
     signatures = {"serving_default": serving_default, "serve_examples": serve_examples,
