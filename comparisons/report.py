@@ -114,16 +114,17 @@ def _not_testable(results):
 def _training(results):
     """Did every arm train: pretraining losses per seed; fine-tuning runs failed by the gate, retried."""
     rows = [[s["title"], s["steps"] or "—",
-             ", ".join(_number(v, 3) for v in s["final_loss"] if v is not None) or "—",
+             ", ".join(_number(v, 3) for v in s["final_lm_loss"] if v is not None) or "—",
              ", ".join(_number(v, 3) for v in s["held_out_lm_loss"]) or "—",
              _number(s.get("unigram_prior"), 3)]
             for s in results["systems"].values() if s["steps"]]
     failed = {k: s for k, s in results["scores"].items() if s["failed_runs"] or s["retried_runs"]}
-    lines = [_table(["system", "steps", "last logged training loss, per seed", "held-out LM loss, per seed",
+    lines = [_table(["system", "steps", "last logged training LM loss, per seed", "held-out LM loss, per seed",
                      "unigram prior"], rows), "",
              "The unigram prior is the held-out loss of an LM that knows word frequencies only (nats per "
              "predicted token, the family's own tokens): a system not well below it has not yet learnt to use "
-             "context. (A masked LM's loss counts its masked tokens, ELMo's the mean of its two directions.)", ""]
+             "context. (A masked LM's loss counts its masked tokens, without BERT's next-sentence loss; ELMo's is the "
+             "mean of its two directions.)", ""]
     if failed:
         lines += ["Fine-tuning runs the trainability gate failed (training loss not below 0.9 of the label "
                   "prior's, or a score on its own training data short of half the way from the constant "

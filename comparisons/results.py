@@ -15,10 +15,11 @@ from comparisons.papers import COMPARISONS
 HELD_OUT = "held_out_lm"
 
 
-def held_out_loss(results):
-    """A pretraining evaluation's LM loss: its `*lm_loss` entry (BERT's
-    `masked_lm_loss`, XLNet's and GPT's `lm_loss`), or the log of its
-    `perplexity` (ELMo's, both directions' mean), nats per predicted token."""
+def lm_loss(results):
+    """The LM loss of a pretraining evaluation or logged step, nats per predicted
+    token: its `*lm_loss` entry (BERT's `masked_lm_loss`, without the
+    next-sentence loss its total adds; XLNet's and GPT's `lm_loss`), or the log
+    of its `perplexity` (ELMo's, both directions' mean)."""
     losses = [v for k, v in results.items() if k.endswith("lm_loss")]
     if not losses and "perplexity" in results:
         losses = [math.log(results["perplexity"])]
@@ -53,7 +54,7 @@ def arm_units(arm, task, budget, runs, entries, systems):
     if task == HELD_OUT:
         if arm.kind != FINAL:
             return []
-        losses = [held_out_loss(e["result"]) for unit, e in sorted(entries.items())
+        losses = [lm_loss(e["result"]) for unit, e in sorted(entries.items())
                   if unit.startswith(f"held_out/{arm.system}/")]
         return [[loss] for loss in losses if loss is not None]
     by_seed = runs.get(run_key(arm, task, budget), {})
@@ -148,14 +149,14 @@ def _systems(systems, budget, entries):
     for name, system in systems.items():
         seeds = sorted(u for u in entries if u.startswith(f"pretraining/{name}/"))
         held = [entries[u]["result"] for u in sorted(entries) if u.startswith(f"held_out/{name}/")]
-        losses = [held_out_loss(h) for h in held]
+        losses = [lm_loss(h) for h in held]
         found[name] = {
             "title": system.title, "family": system.family, "size": system.size,
             "weights_of": system.weights_of, "steps": budget.steps.get(name),
             "step_flops": budget.step_flops.get(name),
             "flops": budget.steps[name] * budget.step_flops[name] if name in budget.steps else None,
             "pretraining_seconds": [entries[u]["seconds"] for u in seeds],
-            "final_loss": [entries[u]["result"].get("last_logged", {}).get("loss") for u in seeds],
+            "final_lm_loss": [lm_loss(entries[u]["result"].get("last_logged", {})) for u in seeds],
             "predicted_seconds": budget.predicted_seconds.get(name),
             "held_out": held, "held_out_lm_loss": [loss for loss in losses if loss is not None],
             "unigram_prior": (entries.get(f"unigram_prior/{system.family}") or {}).get("result", {}).get("nats")}
