@@ -10,8 +10,8 @@ from comparisons.papers import COMPARISONS
 from comparisons.verdict import ALPHA, HOLDS, REVERSED, UNDEFINED, WITHIN_NOISE
 from demo.progress import format_seconds
 
-NOT_TESTABLE, UNINFORMATIVE, NOT_RUN = "n/t", "u", "—"
-STATUS_MARK = {"not_testable": NOT_TESTABLE, "uninformative": UNINFORMATIVE, "not_run": NOT_RUN}
+NOT_TESTABLE, UNINFORMATIVE, GATED, NOT_RUN = "n/t", "u", "g", "—"
+STATUS_MARK = {"not_testable": NOT_TESTABLE, "uninformative": UNINFORMATIVE, "gated": GATED, "not_run": NOT_RUN}
 
 
 def _table(header, rows):
@@ -60,7 +60,8 @@ def _counts(results):
             f"{UNDEFINED} (nothing to test: an undefined score or no spread). Not tested: "
             f"{other['not_testable']} {NOT_TESTABLE} (not expected at this tier's scale, declared beforehand), "
             f"{other['uninformative']} {UNINFORMATIVE} (on a task no pretrained system lifts above its "
-            f"non-neural baselines), {other['not_run']} {NOT_RUN} (an arm not run at this tier).")
+            f"non-neural baselines), {other['gated']} {GATED} (an arm every run of which failed the trainability gate), "
+            f"{other['not_run']} {NOT_RUN} (an arm not run at this tier).")
 
 
 def _at_a_glance(results):
@@ -130,8 +131,11 @@ def _training(results):
                   "prior's, or a score on its own training data short of half the way from the constant "
                   "prediction's to a perfect fit) and retried with the next learning rate that trained on the "
                   "selection slice, or failed at every rate tried:", "",
-                  _table(["arm / task", "retried", "failed at every rate tried", "learning rates used"],
-                         [[k, s["retried_runs"], s["failed_runs"], ", ".join(f"{lr:g}" for lr in s["learning_rates"])]
+                  _table(["arm / task", "retried", "failed at every rate tried",
+                          "failed runs' dev / train score at the last rate tried (not scored)", "learning rates used"],
+                         [[k, s["retried_runs"], s["failed_runs"],
+                           ", ".join(f"{_number(dev, 1)} / {_number(train, 1)}" for dev, train in s["failed_scores"]),
+                           ", ".join(f"{lr:g}" for lr in s["learning_rates"])]
                           for k, s in sorted(failed.items())])]
     else:
         lines.append("Every fine-tuning run passed the trainability gate at its arm's chosen learning rate.")

@@ -81,8 +81,16 @@ def informative(task_result):
     return any(mean > best for mean in task_result["pretrained_means"])
 
 
-def check(comparison, ordering, task, values, tier, task_results):
-    """One ordering on one task, before Holm: its status and, when tested, its Welch test."""
+def arm_gated(arm, task, budget, runs):
+    """Whether `arm` (an `Arm`) ran on `task` and the gate failed every run of it."""
+    by_seed = runs.get(run_key(arm, task, budget), {})
+    return bool(by_seed) and all(r.get("score") is None for results in by_seed.values() for r in results)
+
+
+def check(comparison, ordering, task, values, gated, tier, task_results):
+    """One ordering on one task, before Holm: its status and, when tested, its
+    Welch test; an arm without a score either did not run or the gate failed
+    every run of it (`gated(arm, task)`), and the two are told apart."""
     found = {"ahead": ordering.ahead, "behind": ordering.behind, "task": task,
              "higher_is_better": ordering.higher_is_better, "status": "tested", "mark": None}
     ahead, behind = values(ordering.ahead, task), values(ordering.behind, task)
@@ -94,13 +102,15 @@ def check(comparison, ordering, task, values, tier, task_results):
     if not ordering.testable_at(tier):
         found.update(status="not_testable", why=ordering.why_not)
     elif not ahead or not behind:
-        found["status"] = "not_run"
+        failed = [arm for arm, units in ((ordering.ahead, ahead), (ordering.behind, behind))
+                  if not units and gated(arm, task)]
+        found.update(status="gated" if failed else "not_run", gated=failed)
     elif task != HELD_OUT and not task_results[task]["informative"]:
         found["status"] = "uninformative"
     return found
 
 
-def judge_comparisons(values, tasks, tier, steps_task, task_results):
+def judge_comparisons(values, gated, tasks, tier, steps_task, task_results):
     """Every comparison's checks; the tested ones marked after Holm's adjustment over all of them."""
     judged = []
     for comparison in COMPARISONS:
@@ -109,7 +119,7 @@ def judge_comparisons(values, tasks, tier, steps_task, task_results):
             names = ordering_tasks(ordering, tasks, steps_task)
             if comparison.tasks == "steps_task" and ordering.tasks == "all":
                 names = ordering_tasks(ordering, {n: t for n, t in tasks.items() if n == steps_task}, steps_task)
-            checks += [check(comparison, ordering, task, values, tier, task_results) for task in names]
+            checks += [check(comparison, ordering, task, values, gated, tier, task_results) for task in names]
         judged.append({"key": comparison.key, "title": comparison.title, "checks": checks})
     tested = [c for j in judged for c in j["checks"] if c["status"] == "tested"]
     for c, adjusted in zip(tested, verdict.holm([c["p"] for c in tested])):
@@ -204,7 +214,10 @@ def collect(entries, systems, tasks, tier, setup):
     def values(arm, task):
         return arm_units(Arm.parse(arm), task, budget, runs, entries, by_system)
 
-    judged, tests = judge_comparisons(values, run_tasks, tier.name, tier.steps_task, task_results)
+    def gated(arm, task):
+        return task != HELD_OUT and arm_gated(Arm.parse(arm), task, budget, runs)
+
+    judged, tests = judge_comparisons(values, gated, run_tasks, tier.name, tier.steps_task, task_results)
     scores = {}
     for (system, task, variant), by_seed in sorted(runs.items()):
         units = arm_units(Arm.from_variant(system, variant), task, budget, runs, entries, by_system)
@@ -212,6 +225,8 @@ def collect(entries, systems, tasks, tier, setup):
         scores[f"{system}/{task}/{variant}"] = {
             **(summarise(units) if units else {"units": [], "n": 0, "runs": 0}),
             "failed_runs": sum(r.get("score") is None for r in all_runs),
+            "failed_scores": [[r["attempts"][-1].get(k) for k in ("score", "train_score")]
+                              for r in all_runs if r.get("score") is None and r.get("attempts")],
             "learning_rates": sorted({r["learning_rate"] for r in all_runs if r.get("learning_rate")}),
             "retried_runs": sum(len(r.get("attempts", [])) > 1 for r in all_runs)}
     return {

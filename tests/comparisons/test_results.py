@@ -1,11 +1,15 @@
-"""The LM loss `results.json` reports against the unigram prior, from what each
-family's pretraining logs: the loss of its language model alone."""
+"""`results.json`'s reading of the ledger: the LM loss it reports against the
+unigram prior (the language model's alone, from what each family's pretraining
+logs), and an arm without a score told apart as not run or failed by the gate."""
 
 import math
 
 import pytest
 
-from comparisons.results import lm_loss
+from comparisons.arms import Arm
+from comparisons.budget import Budget
+from comparisons.papers import Ordering
+from comparisons.results import arm_gated, check, lm_loss
 
 # Last logged steps as the cpu tier's pretraining runs wrote them (2026-12-01, BERT's and LTR's; GPT's,
 # XLNet's and ELMo's keys as their pretraining tasks name their metrics).
@@ -26,3 +30,28 @@ def test_the_lm_loss_leaves_out_the_next_sentence_loss(logged, expected):
 
 def test_a_log_without_an_lm_loss_has_none():
     assert lm_loss({"examples_per_second": 200.0}) is None
+
+
+# An ordering whose arm has no score: told apart by whether the arm ran and the gate failed every run of it.
+PREMISE = Ordering("bert", "random")
+INFORMATIVE = {"ner": {"informative": True}}
+
+
+def test_an_arm_the_gate_failed_every_run_of_is_marked_gated_not_unrun():
+    def values(arm, task):
+        return [[40.0], [41.0]] if arm == "random" else []
+
+    found = check(None, PREMISE, "ner", values, lambda arm, task: arm == "bert", "cpu", INFORMATIVE)
+    assert (found["status"], found["gated"]) == ("gated", ["bert"])
+    found = check(None, PREMISE, "ner", values, lambda arm, task: False, "cpu", INFORMATIVE)
+    assert (found["status"], found["gated"]) == ("not_run", [])
+
+
+def test_gated_means_every_run_failed_and_at_least_one_ran():
+    budget = Budget.from_json({"flops": 1.0, "steps": {"bert": 10}, "step_flops": {"bert": 0.1}, "scale": 1.0,
+                               "equal_steps": None, "equal_runs": [], "predicted_seconds": {}})
+    failed, scored = {"score": None, "attempts": [{"score": 20.9}]}, {"score": 37.1}
+    arm = Arm("bert")
+    assert arm_gated(arm, "ner", budget, {("bert", "ner", arm.variant): {0: [failed, failed]}})
+    assert not arm_gated(arm, "ner", budget, {("bert", "ner", arm.variant): {0: [failed], 1: [scored]}})
+    assert not arm_gated(arm, "ner", budget, {})
