@@ -60,8 +60,8 @@ def _counts(results):
             f"{UNDEFINED} (nothing to test: an undefined score or no spread). Not tested: "
             f"{other['not_testable']} {NOT_TESTABLE} (not expected at this tier's scale, declared beforehand), "
             f"{other['uninformative']} {UNINFORMATIVE} (on a task no pretrained system lifts above its "
-            f"non-neural baselines), {other['gated']} {GATED} (an arm every run of which failed the trainability gate), "
-            f"{other['not_run']} {NOT_RUN} (an arm not run at this tier).")
+            f"non-neural baselines), {other['gated']} {GATED} (an arm every run of which failed the "
+            f"trainability gate), {other['not_run']} {NOT_RUN} (an arm not run at this tier).")
 
 
 def _at_a_glance(results):

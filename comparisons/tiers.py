@@ -19,9 +19,9 @@
   words for most of NER's entities: 2,000 split them into three pieces on
   average), and the systems those orderings need: BERT's Table 5 and 6
   systems and random initialisation. XLNet (whose orderings but one are not
-  testable at this scale), OpenAI GPT and ELMo join with `--systems`: with the former
-  1,500 s allowance GPT and ELMo pretrained 346 and 101 steps, and their runs
-  took 43% of that 91-minute example's run-minutes.
+  testable at this scale), OpenAI GPT and ELMo join with `--systems`: with
+  the former 1,500 s allowance GPT and ELMo pretrained 346 and 101 steps, and
+  their runs took 43% of that 91-minute example's run-minutes.
 - `cpu_long`: the cpu tier with three times its pretraining steps and SST-2
   and word order, hours on the same machine: pretraining that has left the
   unigram plateau well behind (docs/comparisons.md gives its predicted cost).
