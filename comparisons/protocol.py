@@ -305,7 +305,7 @@ class Protocol(DataUnits):
         """The grid's learning rates that trained on the slice, best first."""
         run = Run(arm, task)
         outcomes = {}
-        for learning_rate in self.tier.learning_rates:
+        for learning_rate in self.tier.rates(task):
             entry = self.ledger.get(f"{run.selection_unit}/lr_{learning_rate:g}")
             outcomes[learning_rate] = entry["result"]
         return selection.ranked(outcomes)
@@ -334,14 +334,14 @@ class Protocol(DataUnits):
         arms = self.distinct_arms()
         self.run_units([(f"{Run(arm, task).selection_unit}/lr_{lr:g}",
                          lambda a=arm, t=task, r=lr: self.select(a, t, r))
-                        for arm, task in arms for lr in self.tier.learning_rates])
+                        for arm, task in arms for lr in self.tier.rates(task)])
         self.run_units([(run.unit, lambda r=run: self.fine_tune(r))
                         for arm, task in arms for run in self.runs_of(arm, task)])
 
     def plan_progress(self):
         """Every unit to come, so that the console can tell the time left."""
         for arm, task in self.distinct_arms():
-            for lr in self.tier.learning_rates:
+            for lr in self.tier.rates(task):
                 self.progress.plan(f"{Run(arm, task).selection_unit}/lr_{lr:g}", f"selection/{task}")
             for run in self.runs_of(arm, task):
                 self.progress.plan(run.unit, f"fine_tuning/{task}/{arm.variant}")

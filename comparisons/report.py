@@ -142,12 +142,20 @@ def _training(results):
     return lines
 
 
+def _rates(rates):
+    return ", ".join(f"{lr:g}" for lr in rates)
+
+
 def _setup(results):
     t = results["settings"]
     corpus, budget = results["corpus"], results["budget"]
     scaled = "" if budget["scale"] == 1 else f", scaled by {budget['scale']:.3f} to fit the time allowance"
     vocab = ", ".join(f"{family} {v['tokens']} (asked {v['requested']})" for family, v in results["vocabulary"].items())
     size = t["size"]
+    sizes = {name: size for name, size in t["tasks"].items() if name in results["tasks"]}
+    own_rates = "".join(f" ({_task_title(results, name)}: {_rates(size['learning_rates'])})"
+                        for name, size in sizes.items() if size.get("learning_rates"))
+    epochs = ", ".join(f"{_task_title(results, name)} {size['epochs']:g} epochs" for name, size in sizes.items())
     equal = (f"the equal-steps runs {budget['equal_steps']} steps ({', '.join(budget['equal_runs']) or 'none'} "
              "pretrained again for them)" if budget["equal_steps"] else "no equal-steps view at this tier")
     return [
@@ -164,10 +172,9 @@ def _setup(results):
         "seeds a system, each family with its original's optimizer.",
         f"- Budget: {budget['flops']:.3g} training FLOPs per system (the reference's {t['reference_steps']} "
         f"steps{scaled}); {equal}.",
-        "- Fine-tuning: learning rate chosen per arm and task from "
-        f"{', '.join(f'{lr:g}' for lr in t['learning_rates'])} "
+        f"- Fine-tuning: learning rate chosen per arm and task from {_rates(t['learning_rates'])}{own_rates} "
         f"on a {t['selection_fraction']:.0%} slice of the task's train subset (never its dev set); then "
-        f"{t['seeds']} fine-tuning seeds per pretraining seed on the whole train subset, batch "
+        f"{t['seeds']} fine-tuning seeds per pretraining seed on the whole train subset ({epochs}), batch "
         f"{t['fine_tuning_batch']}; feature-based BiLSTMs (BERT's rows, ELMo's every task) of {t['lstm_units']} "
         f"units a direction; feature-based rows: {', '.join(t['feature_layers']) or 'none'}.",
         f"- Host: {results['host']}.",

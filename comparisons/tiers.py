@@ -35,11 +35,13 @@ from contracts.comparison import Size
 
 @dataclasses.dataclass(frozen=True)
 class TaskSize:
-    """A task's fixed subset (train and dev examples) and its fine-tuning epochs."""
+    """A task's fixed subset (train and dev examples), its fine-tuning epochs and,
+    where the tier's grid does not suit it, its own learning rates."""
 
     train: int
     dev: int
     epochs: float = 3.0
+    learning_rates: tuple = None  # None: the tier's
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,6 +94,10 @@ class Tier:
     concurrent_runs: int = 1  # runs at once, the cores shared (`comparisons.workers`)
     systems: tuple = None
 
+    def rates(self, task):
+        """The learning rates selection tries on `task`."""
+        return self.tasks[task].learning_rates or self.learning_rates
+
 
 TIERS = {
     "tiny": Tier(
@@ -108,7 +114,8 @@ TIERS = {
         small_size=Size(layers=1, hidden=64, heads=2, intermediate=256, dropout=0.0),
         reference_steps=2000, learning_rate=2e-3, calibration_steps=5, pretraining_seconds=1200,
         pretraining_seeds=2, seeds=2, learning_rates=(3e-4, 1e-3, 3e-3), fine_tuning_batch=32,
-        tasks={"pos": TaskSize(1000, 500, epochs=5.0), "ner": TaskSize(1000, 500, epochs=5.0)},
+        tasks={"pos": TaskSize(1000, 500, epochs=5.0),
+               "ner": TaskSize(1000, 500, epochs=10.0, learning_rates=(3e-4, 1e-3))},
         steps_task="pos", feature_layers=("embeddings", "last", "weighted_sum_all"), concurrent_runs=2,
         systems=("bert", "no_nsp", "ltr", "ltr_bilstm", "bert_small", "random")),
     "gpu": Tier(

@@ -5,6 +5,7 @@ system's own run where that run is the equal-steps run."""
 
 import dataclasses
 import os
+import types
 
 from comparisons.arms import EQUAL, Arm
 from comparisons.budget import Budget
@@ -103,3 +104,15 @@ def test_the_gate_fails_a_run_that_left_the_prior_but_did_not_fit_its_training_d
     assert found.chance(found.tasks["ner"]) == 0.0  # "O" everywhere: no entity
     assert (stuck["trained"], stuck["train_score"]) == (False, 4.5)
     assert (fit["trained"], fit["train_score"], fit["score"]) == (True, 90.0, 30.0)
+
+
+def test_selection_tries_a_tasks_own_learning_rates_where_it_has_them(tmp_path, monkeypatch):
+    """The cpu tier's NER (10 epochs) drops the grid's 3e-3, which diverged on it for every system."""
+    found = protocol(tmp_path, TIERS["cpu"], ("random",), tasks=("pos", "ner"))
+    planned = []
+    monkeypatch.setattr(found, "run_units", lambda units: planned.extend(unit for unit, _ in units))
+    monkeypatch.setattr(found, "workers", types.SimpleNamespace(stop=lambda runner: None))
+    found.fine_tuning_phase()
+    selected = [unit.split("/") for unit in planned if unit.startswith("selection/")]
+    rates = {task: sorted(rate for _, _, t, *_, rate in selected if t == task) for task in ("pos", "ner")}
+    assert rates == {"pos": ["lr_0.0003", "lr_0.001", "lr_0.003"], "ner": ["lr_0.0003", "lr_0.001"]}
