@@ -132,7 +132,7 @@ def _training(results):
                   "prediction's to a perfect fit) and retried with the next learning rate that trained on the "
                   "selection slice, or failed at every rate tried:", "",
                   _table(["arm / task", "retried", "failed at every rate tried",
-                          "failed runs' dev / train score at the last rate tried (not scored)", "learning rates used"],
+                          "failed runs' dev / train score at the last rate tried (not scored)", "learning rates tried"],
                          [[k, s["retried_runs"], s["failed_runs"],
                            ", ".join(f"{_number(dev, 1)} / {_number(train, 1)}" for dev, train in s["failed_scores"]),
                            ", ".join(f"{lr:g}" for lr in s["learning_rates"])]

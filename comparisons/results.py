@@ -202,6 +202,18 @@ def _selection(entries):
     return found
 
 
+def gate_record(runs):
+    """What the trainability gate did to an arm's runs: how many it failed (with
+    the dev and train scores of each one's last attempt) or sent to another
+    rate, and every learning rate tried, so that a gated arm shows how far it got."""
+    return {"failed_runs": sum(r.get("score") is None for r in runs),
+            "failed_scores": [[r["attempts"][-1].get(k) for k in ("score", "train_score")]
+                              for r in runs if r.get("score") is None and r.get("attempts")],
+            "learning_rates": sorted({a["learning_rate"] for r in runs for a in r.get("attempts", [])}
+                                     | {r["learning_rate"] for r in runs if r.get("learning_rate")}),
+            "retried_runs": sum(len(r.get("attempts", [])) > 1 for r in runs)}
+
+
 def collect(entries, systems, tasks, tier, setup):
     """The whole of `results.json` from the ledger's `entries`; `systems` and
     `tasks` (by name) those compared, `setup` what the command line knew."""
@@ -224,11 +236,7 @@ def collect(entries, systems, tasks, tier, setup):
         all_runs = [r for rs in by_seed.values() for r in rs]
         scores[f"{system}/{task}/{variant}"] = {
             **(summarise(units) if units else {"units": [], "n": 0, "runs": 0}),
-            "failed_runs": sum(r.get("score") is None for r in all_runs),
-            "failed_scores": [[r["attempts"][-1].get(k) for k in ("score", "train_score")]
-                              for r in all_runs if r.get("score") is None and r.get("attempts")],
-            "learning_rates": sorted({r["learning_rate"] for r in all_runs if r.get("learning_rate")}),
-            "retried_runs": sum(len(r.get("attempts", [])) > 1 for r in all_runs)}
+            **gate_record(all_runs)}
     return {
         **setup, "tier": tier.name, "budget": budget.to_json(), "systems": by_system,
         "corpus": entries["corpus"]["result"],

@@ -1,6 +1,7 @@
 """`results.json`'s reading of the ledger: the LM loss it reports against the
 unigram prior (the language model's alone, from what each family's pretraining
-logs), and an arm without a score told apart as not run or failed by the gate."""
+logs), an arm without a score told apart as not run or failed by the gate, and
+what the gate did to an arm's runs."""
 
 import math
 
@@ -9,7 +10,7 @@ import pytest
 from comparisons.arms import Arm
 from comparisons.budget import Budget
 from comparisons.papers import Ordering
-from comparisons.results import arm_gated, check, lm_loss
+from comparisons.results import arm_gated, check, gate_record, lm_loss
 
 # Last logged steps as the cpu tier's pretraining runs wrote them (2026-12-01, BERT's and LTR's; GPT's,
 # XLNet's and ELMo's keys as their pretraining tasks name their metrics).
@@ -55,3 +56,18 @@ def test_gated_means_every_run_failed_and_at_least_one_ran():
     assert arm_gated(arm, "ner", budget, {("bert", "ner", arm.variant): {0: [failed, failed]}})
     assert not arm_gated(arm, "ner", budget, {("bert", "ner", arm.variant): {0: [failed], 1: [scored]}})
     assert not arm_gated(arm, "ner", budget, {})
+
+
+def test_the_gate_record_keeps_each_failed_runs_last_scores_and_every_rate_tried():
+    """Fine-tuning outcomes as `Protocol.fine_tune` returns them (the cpu tier's NER, 2026-12-01)."""
+    def attempt(rate, score, train_score):
+        return {"learning_rate": rate, "score": score, "train_score": train_score}
+
+    failed = {"score": None, "trained": False, "attempts": [attempt(1e-3, 25.1, 26.4), attempt(3e-4, 20.3, 21.4)]}
+    retried = {"score": 41.0, "learning_rate": 3e-4,
+               "attempts": [attempt(1e-3, 30.0, 40.0), attempt(3e-4, 41.0, 73.5)]}
+    first = {"score": 43.5, "learning_rate": 1e-3, "attempts": [attempt(1e-3, 43.5, 88.5)]}
+    assert gate_record([failed, failed]) == {"failed_runs": 2, "failed_scores": [[20.3, 21.4], [20.3, 21.4]],
+                                             "learning_rates": [3e-4, 1e-3], "retried_runs": 2}
+    assert gate_record([retried, first]) == {"failed_runs": 0, "failed_scores": [], "learning_rates": [3e-4, 1e-3],
+                                             "retried_runs": 1}
