@@ -54,14 +54,15 @@ def read_results(path):
 
 @pytest.fixture(scope="module")
 def phase1(setup, tmp_path_factory):
-    """Phase one: 3 steps at sequence 16, evaluated; what each phase two starts from."""
+    """Phase one: 3 steps at sequence 16, evaluated; what phase two starts from."""
     phase1 = tmp_path_factory.mktemp("phase1")
     run(command(setup, phase1, setup["seq16"], 16, "--do_train", "--do_eval",
                 "--num_train_steps=3", "--max_eval_steps=2"))
     return phase1
 
 
-def test_phase_two_starts_from_phase_one_at_a_longer_length(setup, phase1, tmp_path):
+def test_phase_two_on_packed_rows_starts_from_phase_one_at_a_longer_length(setup, phase1, tmp_path):
+    from families.bert.commands.pack_pretraining_data import pack_pretraining_files
     results = read_results(phase1 / "eval_results.txt")
     assert set(results) == {"global_step", "loss", "masked_lm_accuracy", "masked_lm_loss",
                             "next_sentence_accuracy", "next_sentence_loss"}
@@ -70,22 +71,13 @@ def test_phase_two_starts_from_phase_one_at_a_longer_length(setup, phase1, tmp_p
     assert (phase1 / "bert_config.json").exists()
 
     phase2 = tmp_path / "phase2"
-    log = run(command(setup, phase2, setup["seq32"], 32, "--do_train", "--do_eval",
-                      "--num_train_steps=2", "--max_eval_steps=2", f"--init_checkpoint={phase1}"))
-    # Every weight, position embeddings included, comes from phase 1; step and optimizer restart.
-    assert "variables from trainer checkpoint" in log
-    assert "not in checkpoint" not in log
-    assert read_results(phase2 / "eval_results.txt")["global_step"] == "2"
-
-
-def test_phase_two_on_packed_rows_loads_phase_one(setup, phase1, tmp_path):
-    from families.bert.commands.pack_pretraining_data import pack_pretraining_files
-    phase2 = tmp_path / "phase2"
     packed = str(tmp_path / "packed32.tfrecord")
     pack_pretraining_files(setup["seq32"], packed, 32, 4, max_sequences_per_pack=3)
     log = run(command(setup, phase2, packed, 32, "--do_train", "--do_eval", "--num_train_steps=2",
                       "--max_eval_steps=2", "--max_sequences_per_pack=3",
                       f"--init_checkpoint={phase1}"))
+    # Every weight, position embeddings included, comes from phase 1; step and optimizer restart.
+    assert "variables from trainer checkpoint" in log
     assert "not in checkpoint" not in log
     results = read_results(phase2 / "eval_results.txt")
     assert results["global_step"] == "2" and np.isfinite(float(results["next_sentence_loss"]))
@@ -150,43 +142,39 @@ def xlnet_command(xlnet_setup, output_dir, *extra):
             "--num_warmup_steps=2", "--learning_rate=1e-3", "--mixed_precision=none", *extra]
 
 
-def test_xlnet_trains_evaluates_and_resumes_as_if_uninterrupted(xlnet_setup, tmp_path):
-    """Dropout on: equal final weights after a resume need the model, optimizer,
-    step, dropout RNG and the input position (so the permutations) restored."""
-    straight = tmp_path / "run"
-    args = lambda *extra: xlnet_command(xlnet_setup, straight, "--do_train", "--num_train_steps=6",  # noqa: E731
-                                        "--save_checkpoints_steps=3", "--log_steps=3", *extra)
+@pytest.fixture(scope="module")
+def xlnet_run(xlnet_setup, tmp_path_factory):
+    """Six steps with dropout on and a memory (`--mem_len`), saved at 3 and 6, then
+    evaluated; then resumed as if killed between the saves (its last checkpoint
+    deleted, the command run again). Equal final values need the model,
+    optimizer, step, dropout RNG, the input position (so the permutations) and
+    the memory restored. (output_dir, first log, first run's checkpointed
+    values, resumed log)."""
+    output_dir = tmp_path_factory.mktemp("xlnet_run")
+    args = lambda *extra: xlnet_command(xlnet_setup, output_dir, "--do_train", "--num_train_steps=6",  # noqa: E731
+                                        "--mem_len=24", "--save_checkpoints_steps=3", "--log_steps=3", *extra)
     log = run(args("--do_eval", "--max_eval_steps=2"))
-    assert "step 3: loss = " in log and "lm_accuracy = " in log
-    results = read_results(straight / "eval_results.txt")
-    assert set(results) == {"global_step", "loss", "lm_accuracy", "lm_loss"} and results["global_step"] == "6"
-    assert '"bi_data": true' in (straight / "xlnet_config.json").read_text()
-
-    assert_resume_ends_as(straight, args(), saves=(3, 6), saved="rng/")
-
-
-def assert_resume_ends_as(output_dir, args, saves, saved):
-    """Deletes the last checkpoint of the finished run in `output_dir` as if it
-    was killed between the `saves` (two steps), reruns `args` there: every
-    checkpointed value (those under `saved` among them) equals the first run's."""
-    previous, last = saves
     straight = checkpoint_values(output_dir)
-    for path in output_dir.glob(f"ckpt-{last}.*"):
+    for path in output_dir.glob("ckpt-6.*"):
         path.unlink()
-    assert f"(step {previous})" in run(args)
-    assert_resumed_values(checkpoint_values(output_dir), straight, saved)
+    return output_dir, log, straight, run(args())
 
 
-def test_xlnet_resumes_its_memory_as_if_uninterrupted(xlnet_setup, tmp_path):
-    """Dropout on, --mem_len: the memory is saved with each checkpoint, so a
-    resumed run continues it rather than starting from zeros."""
-    straight = tmp_path / "run"
-    args = xlnet_command(xlnet_setup, straight, "--do_train", "--num_train_steps=4", "--mem_len=24",
-                         "--save_checkpoints_steps=2", "--log_steps=2")
-    assert "step 4: loss = " in run(args)
-    written = (straight / "xlnet_config.json").read_text()
-    assert '"mem_len": 24' in written and '"reuse_len": 16' in written
-    assert_resume_ends_as(straight, args, saves=(2, 4), saved="state/")
+def test_xlnet_trains_and_evaluates(xlnet_run):
+    output_dir, log, _, _ = xlnet_run
+    assert "step 3: loss = " in log and "lm_accuracy = " in log
+    results = read_results(output_dir / "eval_results.txt")
+    assert set(results) == {"global_step", "loss", "lm_accuracy", "lm_loss"} and results["global_step"] == "6"
+    written = (output_dir / "xlnet_config.json").read_text()
+    assert '"bi_data": true' in written and '"mem_len": 24' in written and '"reuse_len": 16' in written
+
+
+def test_xlnet_resumes_as_if_uninterrupted_its_memory_and_dropout_rng_included(xlnet_run):
+    output_dir, _, straight, resumed_log = xlnet_run
+    assert "(step 3)" in resumed_log
+    resumed = checkpoint_values(output_dir)
+    assert any(name.startswith("state/") for name in resumed)  # the memory
+    assert_resumed_values(resumed, straight, "rng/")
 
 
 def test_xlnet_refuses_a_missing_config_and_batches_without_backward_halves(xlnet_setup, tmp_path):
@@ -244,26 +232,35 @@ def test_xlnet_vocabulary_is_checked_at_set_up_however_late_an_id_comes(xlnet_se
             f"{tmp_path}/.late.tfrecord.metadata.json) but {config} has n_token={n_token}") in stderr, stderr[-2000:]
 
 
-@pytest.mark.parametrize("flags, error", [
-    (["--perm_size=5"], "--perm_size=5 must divide --reuse_len=16 and --seq_len - --reuse_len = 16"),
-    (["--reuse_len=40"], "--reuse_len=40 must be in [0, --seq_len=32)"),
-    (["--perm_size=0", "--mem_len=-1"], "--perm_size=0 must divide --reuse_len=16 and --seq_len - "
-                                        "--reuse_len = 16; --mem_len=-1 must be >= 0 (0: no memory)"),
-    (["--num_predict=33"], "--num_predict=33 must be in [1, --seq_len=32]"),
+@pytest.mark.parametrize("lengths, error", [
+    ({"perm_size": 5}, "--perm_size=5 must divide --reuse_len=16 and --seq_len - --reuse_len = 16"),
+    ({"reuse_len": 40}, "--reuse_len=40 must be in [0, --seq_len=32)"),
+    ({"perm_size": 0, "mem_len": -1}, "--perm_size=0 must divide --reuse_len=16 and --seq_len - "
+                                      "--reuse_len = 16; --mem_len=-1 must be >= 0 (0: no memory)"),
+    ({"num_predict": 33}, "--num_predict=33 must be in [1, --seq_len=32]"),
 ])
-def test_xlnet_refuses_lengths_that_cannot_train_before_any_work(xlnet_setup, tmp_path, flags, error):
-    """One `error:` line naming the flags, and an interrupted save (which a
-    trainer's start clears away) still in place."""
+def test_xlnet_names_every_length_that_cannot_train(lengths, error):
+    from families.xlnet.pretraining.task import check_lengths
+    with pytest.raises(ValueError) as raised:
+        check_lengths(**{"seq_len": 32, "reuse_len": 16, "perm_size": 8, "num_predict": 6, "mem_len": 0, **lengths})
+    assert str(raised.value) == error
+
+
+def test_xlnet_refuses_lengths_that_cannot_train_before_any_work(xlnet_setup, tmp_path):
+    """One `error:` line naming the flags (`check_lengths`, above), and an
+    interrupted save (which a trainer's start clears away) still in place."""
     (tmp_path / "ckpt-7_temp").mkdir()
-    args = xlnet_command(xlnet_setup, tmp_path, "--do_train", "--num_train_steps=2", *flags)
+    args = xlnet_command(xlnet_setup, tmp_path, "--do_train", "--num_train_steps=2", "--perm_size=0", "--mem_len=-1")
     done = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
     assert done.returncode == 1
-    assert done.stderr.strip().splitlines()[-1] == f"error: {error}"
+    assert done.stderr.strip().splitlines()[-1] == (
+        "error: --perm_size=0 must divide --reuse_len=16 and --seq_len - --reuse_len = 16; --mem_len=-1 must be "
+        ">= 0 (0: no memory)")
     assert "Traceback" not in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt-7_temp"]
 
 
-def test_an_xlnet_run_converts_to_every_layout_bit_for_bit(xlnet_setup, tmp_path):
+def test_an_xlnet_run_converts_to_every_layout_bit_for_bit(xlnet_run, tmp_path):
     """convert_checkpoint.py takes an XLNet run's output_dir or its ckpt-N, as a BERT
     run's. Every layout loads back into the pretrainer with the weights the trainer
     restores (the Model Garden's holds the backbone only), and transformers reads
@@ -276,18 +273,17 @@ def test_an_xlnet_run_converts_to_every_layout_bit_for_bit(xlnet_setup, tmp_path
     from families.xlnet.config import XLNetConfig
     from families.xlnet.pretrainer import XLNetPretrainer
     from tests.families.xlnet.hf_reference import hf_tensors
-    run_dir, out = tmp_path / "run", tmp_path / "converted"
-    run(xlnet_command(xlnet_setup, run_dir, "--do_train", "--num_train_steps=2"))
+    run_dir, out = xlnet_run[0], tmp_path / "converted"
     config = XLNetConfig.from_json_file(str(run_dir / "xlnet_config.json"))
     trained = XLNetPretrainer(config)
     tf.train.Checkpoint(model={v.path: v.value for v in trained.weights}).read(
-        str(run_dir / "ckpt-2")).assert_existing_objects_matched().expect_partial()
+        str(run_dir / "ckpt-6")).assert_existing_objects_matched().expect_partial()
     want = {v.path: v.numpy() for v in trained.weights}
 
     run([sys.executable, os.path.join(ROOT, "convert_checkpoint.py"), f"--init_checkpoint={run_dir}",
          "--output_format=tf1", f"--output_dir={out / 'tf1'}"])
     for fmt in ("ours", "model_garden", "hf"):
-        convert(str(run_dir / "ckpt-2"), str(out / fmt), fmt)
+        convert(str(run_dir / "ckpt-6"), str(out / fmt), fmt)
     for fmt, path in (("tf1", out / "tf1" / "xlnet_model.ckpt"), ("ours", out / "ours"),
                       ("model_garden", out / "model_garden" / "ckpt"), ("hf", out / "hf")):
         loaded = XLNetPretrainer(config)
