@@ -41,19 +41,20 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text  # noqa: F401
 
-model = tf.saved_model.load(ARGS["export_dir"])
-serve = model.signatures["serving_default"]
-report = {"cli": saved_model_cli_show(ARGS["export_dir"])}
-for name in ("texts", "alone"):
-    texts = [base64.b64decode(t) for t in ARGS[name]]
-    batches = [texts] if name == "texts" else [[t] for t in texts] + [[]]
-    report[name] = []
-    for batch in batches:
-        outputs = serve(text=tf.constant(batch, tf.string))
-        report[name].append({k: [[x.decode("utf-8") if isinstance(x, bytes) else int(x)
-                                  for x in np.atleast_1d(row)] for row in v.numpy()]
-                             for k, v in outputs.items()})
-print(json.dumps(report))
+reports = {}
+for key, request in ARGS["exports"].items():
+    serve = tf.saved_model.load(request["export_dir"]).signatures["serving_default"]
+    report = reports[key] = {"cli": saved_model_cli_show(request["export_dir"])}
+    for name in ("texts", "alone"):
+        texts = [base64.b64decode(t) for t in request[name]]
+        batches = [texts] if name == "texts" else [[t] for t in texts] + [[]]
+        report[name] = []
+        for batch in batches:
+            outputs = serve(text=tf.constant(batch, tf.string))
+            report[name].append({k: [[x.decode("utf-8") if isinstance(x, bytes) else int(x)
+                                      for x in np.atleast_1d(row)] for row in v.numpy()]
+                                 for k, v in outputs.items()})
+print(json.dumps(reports))
 """
 
 
@@ -66,37 +67,61 @@ def _xlnet_crf_meta(directory):
                       task_model=task_model)
 
 
-@pytest.fixture(scope="module", params=["bert", "xlnet_crf"])
-def exported(request, tmp_path_factory, uncased_vocab_file):
-    tmp = tmp_path_factory.mktemp(f"ner_{request.param}")
-    keras.utils.set_random_seed(11)
-    # A wide initialisation makes the random model predict entities of every kind.
-    if request.param == "bert":
-        meta = ExportMeta("ner", TINY_CONFIG.replace(initializer_range=0.5), uncased_vocab_file,
-                          max_seq_length=SEQ_LENGTH, label_list=LABELS, doc_stride=DOC_STRIDE)
-    else:
-        meta = _xlnet_crf_meta(tmp)
+def _export(tmp, seed, make_meta, crf_seed=None):
+    """A random task model of `make_meta(tmp)`'s export meta, exported as a run's
+    output_dir would be: (model, export_dir, text side)."""
+    keras.utils.set_random_seed(seed)
+    meta = make_meta(tmp)
     model = build_task_model(meta)
-    if request.param.endswith("_crf"):  # transitions strong enough to overrule the logits
+    if crf_seed is not None:  # transitions strong enough to overrule the logits
         for weight in model.get_layer("crf").weights:
-            weight.assign(np.random.default_rng(5).normal(0, 3, weight.shape))
+            weight.assign(np.random.default_rng(crf_seed).normal(0, 3, weight.shape))
     run_dir = str(tmp / "run")
     save_weights(model, run_dir)
     write_export_meta(run_dir, meta)
-    export_dir = export_model(read_export_meta(run_dir), str(tmp / "ner" / "1"), run_dir)
-    return {"tmp": tmp, "model": model, "export_dir": export_dir, "text": meta.text_side(),
+    return model, export_model(read_export_meta(run_dir), str(tmp / meta.task / "1"), run_dir), meta.text_side()
+
+
+def _encoded(texts):
+    return [base64.b64encode(t.encode("utf-8")).decode() for t in texts]
+
+
+TEXTS = sentences() + HOSTILE_TEXTS
+ALONE = HOSTILE_TEXTS[:2] + [sentences()[0]]
+POS_TAGS = (".", "DT", "JJ", "NN", "NNP", "VBZ")
+
+
+@pytest.fixture(scope="module")
+def exports(tmp_path_factory, uncased_vocab_file):
+    """The NER exports (BERT; XLNet with a CRF) and a BERT tagger of a plain tag set,
+    exported from their runs' export_meta.json (which records `tag_scheme`) and
+    served in one fresh process: {name: (model, text side, export_dir, report)}."""
+    # A wide initialisation makes the random models predict entities (tags) of every kind.
+    def bert(labels, **scheme):
+        return lambda tmp: ExportMeta("ner", TINY_CONFIG.replace(initializer_range=0.5), uncased_vocab_file,
+                                      max_seq_length=SEQ_LENGTH, label_list=labels, doc_stride=DOC_STRIDE, **scheme)
+
+    built = {"bert": _export(tmp_path_factory.mktemp("ner_bert"), 11, bert(LABELS)),
+             "xlnet_crf": _export(tmp_path_factory.mktemp("ner_xlnet_crf"), 11, _xlnet_crf_meta, crf_seed=5),
+             "pos": _export(tmp_path_factory.mktemp("pos"), 12, bert(POS_TAGS, tag_scheme="tags"))}
+    requests = {name: {"export_dir": export_dir, "texts": _encoded(TEXTS),
+                       "alone": _encoded(ALONE) if name != "pos" else []}
+                for name, (_, export_dir, _) in built.items()}
+    workdir = tmp_path_factory.mktemp("served")
+    reports = json.loads(run_fresh(_LOADER, workdir, exports=requests).strip().splitlines()[-1])
+    return {name: (model, text, export_dir, reports[name]) for name, (model, export_dir, text) in built.items()}
+
+
+@pytest.fixture(scope="module", params=["bert", "xlnet_crf"])
+def exported(request, exports):
+    model, text, export_dir, _ = exports[request.param]
+    return {"name": request.param, "model": model, "export_dir": export_dir, "text": text,
             "family": request.param.split("_")[0]}
 
 
 @pytest.fixture(scope="module")
-def served(exported):
-    texts = sentences() + HOSTILE_TEXTS
-    alone = HOSTILE_TEXTS[:2] + [sentences()[0]]
-    encoded = {k: [base64.b64encode(t.encode("utf-8")).decode() for t in v]
-               for k, v in (("texts", texts), ("alone", alone))}
-    report = json.loads(run_fresh(_LOADER, exported["tmp"], export_dir=exported["export_dir"],
-                                  **encoded).strip().splitlines()[-1])
-    return report, texts, alone
+def served(exports, exported):
+    return exports[exported["name"]][3], TEXTS, ALONE
 
 
 def _expected_entities(exported, texts):
@@ -168,27 +193,10 @@ def test_warmup_requests_run(exported):
         "entity_types", "entity_texts", "entity_starts", "entity_ends", "num_entities")})
 
 
-POS_TAGS = (".", "DT", "JJ", "NN", "NNP", "VBZ")
-
-
 @pytest.fixture(scope="module")
-def tags_served(tmp_path_factory, uncased_vocab_file):
-    """A BERT tagger of a plain tag set, exported from its run's export_meta.json
-    (which records `tag_scheme`) and served in a fresh process."""
-    tmp = tmp_path_factory.mktemp("pos")
-    keras.utils.set_random_seed(12)
-    meta = ExportMeta("ner", TINY_CONFIG.replace(initializer_range=0.5), uncased_vocab_file,
-                      max_seq_length=SEQ_LENGTH, label_list=POS_TAGS, doc_stride=DOC_STRIDE,
-                      tag_scheme="tags")
-    model = build_task_model(meta)
-    run_dir = str(tmp / "run")
-    save_weights(model, run_dir)
-    write_export_meta(run_dir, meta)
-    export_dir = export_model(read_export_meta(run_dir), str(tmp / "pos" / "1"), run_dir)
-    texts = sentences() + HOSTILE_TEXTS
-    encoded = {"texts": [base64.b64encode(t.encode("utf-8")).decode() for t in texts], "alone": []}
-    report = json.loads(run_fresh(_LOADER, tmp, export_dir=export_dir, **encoded).strip().splitlines()[-1])
-    return model, meta.text_side(), texts, report, export_dir
+def tags_served(exports):
+    model, text_side, export_dir, report = exports["pos"]
+    return model, text_side, TEXTS, report, export_dir
 
 
 def test_a_plain_tag_set_serves_each_words_tag_as_the_training_pipeline(tags_served):
