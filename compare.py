@@ -87,6 +87,15 @@ def describe_sources(sources):
     return ", ".join(given) or "built-in only"
 
 
+def tier_definition(tier):
+    """The tier's sizes, epochs and learning rates as this version defines them: a
+    folder begun by a version that defined them otherwise holds units run to
+    other terms. (Its seeds are settings of their own; its time allowance may
+    change on a resume, the budget being recorded once.)"""
+    return {k: v for k, v in dataclasses.asdict(tier).items()
+            if k not in ("seeds", "pretraining_seeds", "pretraining_seconds")}
+
+
 def check_settings(path, settings):
     """Records this run's settings, or refuses ones that differ from those of the
     run that began `output_dir` (its units would not fit them)."""
@@ -123,7 +132,7 @@ def main(argv=None):
         sys.exit(f"compare: {e}")
     check_settings(os.path.join(output_dir, "settings.json"), {
         "tier": tier.name, "seeds": tier.seeds, "pretraining_seeds": tier.pretraining_seeds, "seed": args.seed,
-        "systems": args.systems,
+        "systems": args.systems, "tier_definition": tier_definition(tier),
         "sources": dataclasses.asdict(sources)})
 
     from comparisons import downstream, host
