@@ -56,10 +56,11 @@ class Tier:
     `calibration_steps` timed steps predict its time, and when all would take
     longer than `pretraining_seconds` the budget shrinks to fit.
 
-    Fine-tuning: each arm's learning rate is chosen from `learning_rates` on
-    a `selection_fraction` slice of each task's train subset (the first
-    pretraining seed, the first fine-tuning seed); then `seeds` fine-tuning
-    runs per pretraining seed on the whole train subset, scored on dev.
+    Fine-tuning: each arm's learning rate is chosen from `learning_rates` (or
+    the task's own, `TaskSize.learning_rates`) on a `selection_fraction` slice
+    of each task's train subset (the first pretraining seed, the first
+    fine-tuning seed); then `seeds` fine-tuning runs per pretraining seed on
+    the whole train subset, scored on dev.
     `tasks` (name -> `TaskSize`; those whose data is given run), `systems`
     the systems it runs by default (None: every declared one),
     `feature_layers` the feature-based NER rows (Table 7) on the reference
