@@ -88,10 +88,10 @@ def describe_sources(sources):
 
 
 def tier_definition(tier):
-    """The tier's sizes, epochs and learning rates as this version defines them: a
-    folder begun by a version that defined them otherwise holds units run to
-    other terms. (Its seeds are settings of their own; its time allowance may
-    change on a resume, the budget being recorded once.)"""
+    """Every field of the tier as this version defines it (sizes, epochs, learning
+    rates, systems, ...): a folder begun by a version that defined it otherwise
+    holds units run to other terms. (Its seeds are settings of their own; its time
+    allowance may change on a resume, the budget being recorded once.)"""
     return {k: v for k, v in dataclasses.asdict(tier).items()
             if k not in ("seeds", "pretraining_seeds", "pretraining_seconds")}
 
@@ -105,9 +105,12 @@ def check_settings(path, settings):
         with open(path, encoding="utf-8") as f:
             recorded = json.load(f)
         changed = sorted(k for k in set(recorded) | set(settings) if recorded.get(k) != settings.get(k))
+        unrecorded = [k for k in changed if k not in recorded]
         if changed:
             sys.exit(f"compare: {os.path.dirname(path)} holds a comparison begun with other settings "
-                     f"({', '.join(changed)}); rerun it as it began, or give another --output_dir")
+                     f"({', '.join(changed)}" + (f"; begun by a version that did not record {', '.join(unrecorded)}"
+                                                  if unrecorded else "") +
+                     "); rerun it as it began, or give another --output_dir")
     else:
         atomic_write_text(path, json.dumps(settings, indent=2, sort_keys=True) + "\n")
 

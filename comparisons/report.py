@@ -135,7 +135,7 @@ def _training(results):
                           "failed runs' dev / train score at the last rate tried (not scored)", "learning rates tried"],
                          [[k, s["retried_runs"], s["failed_runs"],
                            ", ".join(f"{_number(dev, 1)} / {_number(train, 1)}" for dev, train in s["failed_scores"]),
-                           ", ".join(f"{lr:g}" for lr in s["learning_rates"])]
+                           _rates(s["learning_rates"])]
                           for k, s in sorted(failed.items())])]
     else:
         lines.append("Every fine-tuning run passed the trainability gate at its arm's chosen learning rate.")
@@ -152,10 +152,12 @@ def _setup(results):
     scaled = "" if budget["scale"] == 1 else f", scaled by {budget['scale']:.3f} to fit the time allowance"
     vocab = ", ".join(f"{family} {v['tokens']} (asked {v['requested']})" for family, v in results["vocabulary"].items())
     size = t["size"]
-    sizes = {name: size for name, size in t["tasks"].items() if name in results["tasks"]}
-    own_rates = "".join(f" ({_task_title(results, name)}: {_rates(size['learning_rates'])})"
-                        for name, size in sizes.items() if size.get("learning_rates"))
-    epochs = ", ".join(f"{_task_title(results, name)} {size['epochs']:g} epochs" for name, size in sizes.items())
+    task_sizes = {name: task_size for name, task_size in t["tasks"].items()
+                  if results["tasks"].get(name, {}).get("available")}
+    own_rates = "".join(f" ({_task_title(results, name)}: {_rates(task_size['learning_rates'])})"
+                        for name, task_size in task_sizes.items() if task_size.get("learning_rates"))
+    epochs = ", ".join(f"{_task_title(results, name)} {task_size['epochs']:g} epochs"
+                       for name, task_size in task_sizes.items())
     equal = (f"the equal-steps runs {budget['equal_steps']} steps ({', '.join(budget['equal_runs']) or 'none'} "
              "pretrained again for them)" if budget["equal_steps"] else "no equal-steps view at this tier")
     return [

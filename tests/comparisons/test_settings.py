@@ -29,3 +29,11 @@ def test_seeds_and_the_time_allowance_are_settings_of_their_own():
     tier = TIERS["cpu"]
     assert tier_definition(dataclasses.replace(tier, seeds=5, pretraining_seeds=4, pretraining_seconds=60.0)) == \
         tier_definition(tier)
+
+
+def test_a_folder_begun_before_tier_definitions_were_recorded_is_refused_saying_so(tmp_path):
+    path = tmp_path / "settings.json"
+    check_settings(str(path), {"tier": "cpu", "seeds": 2})
+    with pytest.raises(SystemExit, match=r"other settings \(tier_definition; begun by a version that did not "
+                                         r"record tier_definition\)"):
+        check_settings(str(path), settings(TIERS["cpu"]))

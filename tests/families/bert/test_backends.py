@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import keras
 import numpy as np
 import pytest
 
@@ -34,6 +35,7 @@ def test_a_causal_encoder_computes_the_same_under_jax(tmp_path):
                    env={**os.environ, "KERAS_BACKEND": "jax", "TF_CPP_MIN_LOG_LEVEL": "2", "JAX_PLATFORMS": "cpu"})
     jax_outputs = np.load(out)
     assert str(jax_outputs["backend"]) == "jax"
+    assert keras.backend.backend() == "tensorflow"
     in_process = encoder(inputs)
     valid = mask.astype(bool)
     np.testing.assert_allclose(np.asarray(in_process["sequence_output"])[valid],

@@ -43,7 +43,8 @@ import tensorflow_text  # noqa: F401
 
 reports = {}
 for key, request in ARGS["exports"].items():
-    serve = tf.saved_model.load(request["export_dir"]).signatures["serving_default"]
+    loaded = tf.saved_model.load(request["export_dir"])
+    serve = loaded.signatures["serving_default"]
     report = reports[key] = {"cli": saved_model_cli_show(request["export_dir"])}
     for name in ("texts", "alone"):
         texts = [base64.b64decode(t) for t in request[name]]
@@ -69,7 +70,7 @@ def _xlnet_crf_meta(directory):
 
 def _export(tmp, seed, make_meta, crf_seed=None):
     """A random task model of `make_meta(tmp)`'s export meta, exported as a run's
-    output_dir would be: (model, export_dir, text side)."""
+    output_dir would be: (model, text side, export_dir)."""
     keras.utils.set_random_seed(seed)
     meta = make_meta(tmp)
     model = build_task_model(meta)
@@ -79,7 +80,7 @@ def _export(tmp, seed, make_meta, crf_seed=None):
     run_dir = str(tmp / "run")
     save_weights(model, run_dir)
     write_export_meta(run_dir, meta)
-    return model, export_model(read_export_meta(run_dir), str(tmp / meta.task / "1"), run_dir), meta.text_side()
+    return model, meta.text_side(), export_model(read_export_meta(run_dir), str(tmp / meta.task / "1"), run_dir)
 
 
 def _encoded(texts):
@@ -95,7 +96,9 @@ POS_TAGS = (".", "DT", "JJ", "NN", "NNP", "VBZ")
 def exports(tmp_path_factory, uncased_vocab_file):
     """The NER exports (BERT; XLNet with a CRF) and a BERT tagger of a plain tag set,
     exported from their runs' export_meta.json (which records `tag_scheme`) and
-    served in one fresh process: {name: (model, text side, export_dir, report)}."""
+    served in one fresh process that sees no project code (one for the three: the
+    claim is another process, not a process per export): {name: (model, text
+    side, export_dir, report)}."""
     # A wide initialisation makes the random models predict entities (tags) of every kind.
     def bert(labels, **scheme):
         return lambda tmp: ExportMeta("ner", TINY_CONFIG.replace(initializer_range=0.5), uncased_vocab_file,
@@ -106,10 +109,10 @@ def exports(tmp_path_factory, uncased_vocab_file):
              "pos": _export(tmp_path_factory.mktemp("pos"), 12, bert(POS_TAGS, tag_scheme="tags"))}
     requests = {name: {"export_dir": export_dir, "texts": _encoded(TEXTS),
                        "alone": _encoded(ALONE) if name != "pos" else []}
-                for name, (_, export_dir, _) in built.items()}
+                for name, (_, _, export_dir) in built.items()}
     workdir = tmp_path_factory.mktemp("served")
     reports = json.loads(run_fresh(_LOADER, workdir, exports=requests).strip().splitlines()[-1])
-    return {name: (model, text, export_dir, reports[name]) for name, (model, export_dir, text) in built.items()}
+    return {name: (*made, reports[name]) for name, made in built.items()}
 
 
 @pytest.fixture(scope="module", params=["bert", "xlnet_crf"])
