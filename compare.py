@@ -105,12 +105,11 @@ def check_settings(path, settings):
         with open(path, encoding="utf-8") as f:
             recorded = json.load(f)
         changed = sorted(k for k in set(recorded) | set(settings) if recorded.get(k) != settings.get(k))
-        unrecorded = [k for k in changed if k not in recorded]
+        unrecorded = ", ".join(k for k in changed if k not in recorded)
+        why = f"; begun by a version that did not record {unrecorded}" if unrecorded else ""
         if changed:
             sys.exit(f"compare: {os.path.dirname(path)} holds a comparison begun with other settings "
-                     f"({', '.join(changed)}" + (f"; begun by a version that did not record {', '.join(unrecorded)}"
-                                                  if unrecorded else "") +
-                     "); rerun it as it began, or give another --output_dir")
+                     f"({', '.join(changed)}{why}); rerun it as it began, or give another --output_dir")
     else:
         atomic_write_text(path, json.dumps(settings, indent=2, sort_keys=True) + "\n")
 

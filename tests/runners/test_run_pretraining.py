@@ -232,11 +232,15 @@ def test_xlnet_vocabulary_is_checked_at_set_up_however_late_an_id_comes(xlnet_se
             f"{tmp_path}/.late.tfrecord.metadata.json) but {config} has n_token={n_token}") in stderr, stderr[-2000:]
 
 
+# (lengths, the error naming them) against the records' seq_len 32, reuse_len 16.
+TWO_BAD_LENGTHS = ({"perm_size": 0, "mem_len": -1}, "--perm_size=0 must divide --reuse_len=16 and --seq_len - "
+                   "--reuse_len = 16; --mem_len=-1 must be >= 0 (0: no memory)")
+
+
 @pytest.mark.parametrize("lengths, error", [
     ({"perm_size": 5}, "--perm_size=5 must divide --reuse_len=16 and --seq_len - --reuse_len = 16"),
     ({"reuse_len": 40}, "--reuse_len=40 must be in [0, --seq_len=32)"),
-    ({"perm_size": 0, "mem_len": -1}, "--perm_size=0 must divide --reuse_len=16 and --seq_len - "
-                                      "--reuse_len = 16; --mem_len=-1 must be >= 0 (0: no memory)"),
+    TWO_BAD_LENGTHS,
     ({"num_predict": 33}, "--num_predict=33 must be in [1, --seq_len=32]"),
 ])
 def test_xlnet_names_every_length_that_cannot_train(lengths, error):
@@ -250,12 +254,12 @@ def test_xlnet_refuses_lengths_that_cannot_train_before_any_work(xlnet_setup, tm
     """One `error:` line naming the flags (`check_lengths`, above), and an
     interrupted save (which a trainer's start clears away) still in place."""
     (tmp_path / "ckpt-7_temp").mkdir()
-    args = xlnet_command(xlnet_setup, tmp_path, "--do_train", "--num_train_steps=2", "--perm_size=0", "--mem_len=-1")
+    lengths, error = TWO_BAD_LENGTHS
+    args = xlnet_command(xlnet_setup, tmp_path, "--do_train", "--num_train_steps=2",
+                         *(f"--{name}={value}" for name, value in lengths.items()))
     done = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
     assert done.returncode == 1
-    assert done.stderr.strip().splitlines()[-1] == (
-        "error: --perm_size=0 must divide --reuse_len=16 and --seq_len - --reuse_len = 16; --mem_len=-1 must be "
-        ">= 0 (0: no memory)")
+    assert done.stderr.strip().splitlines()[-1] == f"error: {error}"
     assert "Traceback" not in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt-7_temp"]
 
