@@ -7,7 +7,12 @@ BERT sentence classifier, raw text in, class probabilities out.
 it: written once by `run_classifier.py --export_dir` (one training step from
 random initialisation: speed does not depend on the weights), then in each
 contender's own fresh process `tf.saved_model.load` and its `serving_default`
-signature on strings (the in-graph WordPiece tokenizer included). The peers
+signature on strings (the in-graph WordPiece tokenizer included);
+`export_bf16_frozen` is the bf16 export in a process that sets
+`TF_ONEDNN_ASSUME_FROZEN_WEIGHTS=1`, as a server whose weights never change
+may (oneDNN then keeps the weights in its own layout); `export_bf16_ids`
+calls the bf16 export's `serve_ids` on ids from Hugging Face's tokenizer, as
+the peers are called, so that the in-graph tokenizer's share is seen. The peers
 run the same architecture from Hugging Face transformers with its fast
 tokenizer over the same vocabulary: torch float32 and bf16 autocast, and that
 model exported with each runtime's own tool, ONNX Runtime (`torch.onnx.export`,
@@ -40,7 +45,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 from benchmarks.common import (add_cpu_isa_flag, contender_parser, median, peak_rss_mb,  # noqa: E402
                                print_table, run_contenders, speed_rows, start_cpu_run)
 
-CONTENDERS = ("export_fp32", "export_bf16", "hf_torch_fp32", "hf_torch_bf16", "onnxruntime", "openvino")
+CONTENDERS = ("export_fp32", "export_bf16", "export_bf16_frozen", "export_bf16_ids", "hf_torch_fp32", "hf_torch_bf16",
+              "onnxruntime", "openvino")
 SST2_DEV = os.path.join(os.path.dirname(ROOT), "shared", "data", "glue", "SST-2", "dev.tsv")
 FALLBACK = "a gripping , funny and ultimately moving film that never lets its story go slack ."
 
@@ -92,6 +98,22 @@ def _export(export_dir):
     import tensorflow_text  # noqa: F401  (registers the in-graph tokenizer's ops, as a server's build does)
     serve = tf.saved_model.load(export_dir).signatures["serving_default"]
     return lambda texts: serve(text_a=tf.constant(texts))["probabilities"].numpy()
+
+
+def _export_ids(export_dir, seq):
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401  (the SavedModel holds the tokenizer's ops, unused here)
+    serve = tf.saved_model.load(export_dir).signatures["serve_ids"]
+    dtypes = {name: spec.dtype for name, spec in serve.structured_input_signature[1].items()}
+    tokenizer = _tokenizer()
+
+    def run(texts):
+        ids = _tokenized(tokenizer, texts, seq, "np")
+        inputs = {"input_word_ids": ids["input_ids"], "input_mask": ids["attention_mask"],
+                  "input_type_ids": ids["token_type_ids"]}
+        return serve(**{name: tf.constant(value, dtypes[name]) for name, value in inputs.items()})[
+            "probabilities"].numpy()
+    return run
 
 
 def _tokenizer():
@@ -165,14 +187,19 @@ def _openvino(preset, seq):
 
 def _export_precision(name):
     """The `--export_precision` of an `export_*` contender."""
-    return "bfloat16" if name.endswith("bf16") else "float32"
+    return "bfloat16" if "bf16" in name else "float32"
 
 
 def worker(args):
     name = args.worker
     started = time.perf_counter()
-    if name.startswith("export"):
-        run = _export(os.path.join(args.work_dir, f"export_{_export_precision(name)}"))
+    if name.endswith("_frozen"):
+        os.environ["TF_ONEDNN_ASSUME_FROZEN_WEIGHTS"] = "1"
+    export_dir = os.path.join(args.work_dir, f"export_{_export_precision(name)}")
+    if name.endswith("_ids"):
+        run = _export_ids(export_dir, args.seq)
+    elif name.startswith("export"):
+        run = _export(export_dir)
     elif name.startswith("hf_torch"):
         run = _hf_torch(args.preset, args.seq, bf16=name.endswith("bf16"))
     elif name == "onnxruntime":

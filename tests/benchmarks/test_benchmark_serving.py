@@ -5,6 +5,9 @@ peak-memory columns. The ONNX Runtime and OpenVINO contenders need packages the 
 
 import os
 
+import numpy as np
+
+from benchmarks.serving import _export, _export_ids
 from tests.benchmarks.run_script import run_benchmark, table_rows
 
 CONTENDERS = ("export_fp32", "hf_torch_fp32")
@@ -23,3 +26,7 @@ def test_the_served_export_is_timed_beside_its_peers(tmp_path):
     assert rows["hf_torch_fp32"][5] == "1.00x", stdout
     saved = tmp_path / "work" / "bert_tiny_uncased_seq32" / "export_float32"
     assert os.path.isfile(saved / "saved_model.pb"), sorted(os.listdir(saved))
+    # `export_bf16_ids`' path: packed ids from Hugging Face's tokenizer into `serve_ids` classify as the
+    # in-graph tokenizer does (read here on the float32 export the run wrote)
+    texts = ["a gripping , funny and ultimately moving film .", "It's dull, isn't it?"]
+    np.testing.assert_allclose(_export_ids(str(saved), 32)(texts), _export(str(saved))(texts), atol=1e-6)
