@@ -76,14 +76,16 @@ class CharCNN(keras.layers.Layer):
         cnn = self.options
         leading = ops.shape(char_ids)[:-1]
         ids = ops.reshape(char_ids, (-1, cnn.max_characters_per_token))
-        x = ops.take(self.char_embed, ids, axis=0)  # [tokens, chars, dim]
+        # One padding token more than the batch holds, dropped after pooling, so
+        # that no convolution sees zero tokens: TensorFlow's oneDNN convolution
+        # (on by default on CPUs with AVX-512 VNNI, bf16 or AMX) answers an empty
+        # batch with its input's shape, and Keras's eager max refuses one.
+        ids = ops.concatenate([ids, ops.zeros((1, cnn.max_characters_per_token), ids.dtype)], axis=0)
+        x = ops.take(self.char_embed, ids, axis=0)  # [tokens + 1, chars, dim]
         activation = ops.relu if cnn.activation == "relu" else ops.tanh
-        # `initial` changes no value (every token has characters) but lets a
-        # batch without tokens through: Keras's eager max refuses an empty tensor.
-        pooled = [activation(ops.max(ops.conv(x, kernel[0], padding="valid") + bias, axis=1,
-                                     initial=float("-inf")))
+        pooled = [activation(ops.max(ops.conv(x, kernel[0], padding="valid") + bias, axis=1))
                   for kernel, bias in zip(self.kernels, self.biases)]
-        x = ops.concatenate(pooled, axis=-1)
+        x = ops.concatenate(pooled, axis=-1)[:-1]
         for highway in self.highways:
             x = highway(x)
         if self.projection is not None:

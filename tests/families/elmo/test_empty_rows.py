@@ -4,6 +4,10 @@ there are no tokens, eagerly, traced and through a classifier SavedModel's
 `serve_ids`, instead of failing on a sequence of no steps. (The TF Hub
 module's signatures: `test_hub_module.py`.)"""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -15,6 +19,7 @@ from tasks.classification.model import FeatureBasedClassifier
 from tasks.classification.serving import save_classification
 from tasks.question_answering.model import FeatureBasedSpanLabeler
 from tasks.tagging.model import FeatureBasedTokenClassifier
+from tests.conftest import ROOT
 
 CONFIG = ELMoConfig.from_preset("elmo_tiny")
 HIDDEN = CONFIG.hidden_size
@@ -41,6 +46,30 @@ def test_encoder_gives_zeros_for_rows_without_tokens(encoder, batch, seq, traced
     for layer in outputs["encoder_outputs"] + [outputs["sequence_output"]]:
         assert layer.shape == (batch, seq, HIDDEN) and not np.any(layer)
     assert outputs["pooled_output"].shape == (batch, HIDDEN) and not np.any(outputs["pooled_output"])
+
+
+# The encoder over the empty shapes, traced, in a process of its own (TensorFlow reads
+# TF_ENABLE_ONEDNN_OPTS once, at start).
+_EMPTY_BATCHES = f"""
+import numpy as np, tensorflow as tf
+from families.elmo.config import ELMoConfig
+from families.elmo.encoder import ELMoEncoder
+encoder = tf.function(ELMoEncoder(ELMoConfig.from_preset("elmo_tiny")))
+for batch, seq in {SHAPES}:
+    out = encoder({{"input_char_ids": tf.zeros([batch, seq, 50], tf.int32),
+                    "input_mask": tf.zeros([batch, seq], tf.int32)}})["sequence_output"]
+    assert out.shape == (batch, seq, {HIDDEN}) and not np.any(out), (batch, seq, out.shape)
+"""
+
+
+def test_rows_without_tokens_where_tensorflow_turns_onednn_on():
+    """TensorFlow turns its oneDNN kernels on by default only on some CPUs (AVX-512
+    VNNI, bf16, AMX), and their convolution answers a batch of no tokens with its
+    input's shape: the character CNN must not depend on which host runs it."""
+    env = {**os.environ, "TF_ENABLE_ONEDNN_OPTS": "1", "CUDA_VISIBLE_DEVICES": ""}
+    proc = subprocess.run([sys.executable, "-c", _EMPTY_BATCHES], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
 
 
 def served(model):
