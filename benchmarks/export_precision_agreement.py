@@ -5,16 +5,19 @@ its train split (`run_classifier.py`), then its task model built as
 weights, and both scored on the dev split. `NER` (CoNLL-2003) is fine-tuned
 by `run_ner.py` on the first `--train_examples` sentences, exported in both
 precisions as `export.export_model` writes them, and both SavedModels served on every dev
-sentence (its words joined by spaces) through `serving_default`.
+sentence (its words joined by spaces) through `serving_default`. `SQuAD` (v1.1)
+is fine-tuned by `run_squad.py` on the first articles of `--squad_file`, and its
+two exports served every question of the articles after them.
 
     python benchmarks/export_precision_agreement.py --init_checkpoint=<MiniLM dir> \\
-        --tasks=SST-2,MRPC,STS-B,NER --train_examples=2000
+        --tasks=SST-2,MRPC,STS-B,NER,SQuAD --train_examples=2000
 
-Per task: the dev metric of each precision (accuracy; Pearson for STS-B;
-conlleval's entity F1 for NER, the served entities read back as word tags),
-the share of dev examples (NER: words) whose predicted label agrees, and for
-the GLUE tasks the largest absolute difference of a logit and of a
-probability. The GLUE models run in this process
+Per task: the metric of each precision (accuracy; Pearson for STS-B;
+conlleval's entity F1 for NER, the served entities read back as word tags;
+the official v1.1 exact match and F1 for SQuAD), the share of examples (NER:
+words; SQuAD: answers, as text) whose prediction agrees, and the largest
+absolute difference of a logit and of a probability (GLUE) or of an answer's
+score (SQuAD). The GLUE models run in this process
 (the SavedModel's signatures call the same Keras model under the same policy);
 `tests/export/test_export_precision.py` checks the served exports agree alike.
 """
@@ -88,7 +91,7 @@ def squad_split(squad_file, questions, into):
 
 
 def fine_tune(args, runner, task_flags, output_dir):
-    """`runner` (run_classifier.py, run_ner.py) trained from `--init_checkpoint` into `output_dir`."""
+    """`runner` (run_classifier.py, run_ner.py, run_squad.py) trained from `--init_checkpoint` into `output_dir`."""
     if os.path.isfile(os.path.join(output_dir, "export_meta.json")):
         return output_dir  # fine-tuned by an earlier run of this script
     done = subprocess.run([
