@@ -10,7 +10,14 @@ to stop at the same step and the same point of its learning-rate schedule:
 a checkpoint along a longer run sits at another point of its warmup and
 decay. So each of those systems whose budget is longer than the shortest
 of them pretrains a second time for exactly that many steps
-(`equal_steps`), with a checkpoint half way (`first`)."""
+(`equal_steps`), with a checkpoint half way (`first`).
+
+Every run warms up over the same number of steps, a share of the reference's
+(`warmup_steps`; at most half of a run's own), not a share of its own length:
+a post-LN transformer warmed up to the cpu tier's peak rate in a tenth of a
+625-step run (62 steps) stalled on the unigram plateau in every seed, its
+layers' outputs less telling of a word's part of speech than random
+initialisation's, where over 200 steps it left it (docs/comparisons.md)."""
 
 import dataclasses
 import math
@@ -24,7 +31,8 @@ class Budget:
     time (1: no fitting); `equal_steps`: the length of the equal-steps runs
     (None: no equal-steps view at this tier); `equal_runs`: the systems that
     pretrain again for it (the others' own run is that long);
-    `predicted_seconds`: the calibrated time of one pretraining run of each."""
+    `predicted_seconds`: the calibrated time of one pretraining run of each;
+    `warmup_steps`: the warmup of every run (`warmup`)."""
 
     flops: float
     steps: dict
@@ -33,6 +41,7 @@ class Budget:
     equal_steps: int
     equal_runs: tuple
     predicted_seconds: dict
+    warmup_steps: int
 
     def to_json(self):
         return dataclasses.asdict(self)
@@ -45,6 +54,10 @@ class Budget:
     def first(self):
         """The equal-steps runs' first checkpoint: half way."""
         return max(1, self.equal_steps // 2) if self.equal_steps else None
+
+    def warmup(self, steps):
+        """The warmup of a pretraining run of `steps`: the budget's, at most half the run."""
+        return max(1, min(self.warmup_steps, steps // 2))
 
 
 def seconds_per_step(logged, batch):
@@ -82,10 +95,11 @@ def _seconds(steps, seconds, seeds, equal_steps, equal_runs):
 
 
 def plan_budget(systems, step_flops, reference, reference_steps, equal_systems=(), seeds=1, seconds=None,
-                allowance=math.inf):
+                allowance=math.inf, warmup_share=0.1):
     """The `Budget` of the pretrained `systems` given their `step_flops`, the
     systems of the equal-steps view, the pretraining `seeds` and their
-    calibrated `seconds` per step (None: no fitting to `allowance`)."""
+    calibrated `seconds` per step (None: no fitting to `allowance`); every run
+    warms up over `warmup_share` of the reference's steps."""
     flops = reference_steps * step_flops[reference]
     steps = _steps(systems, step_flops, flops)
     equal_steps, equal_runs = _equal(steps, equal_systems)
@@ -99,4 +113,5 @@ def plan_budget(systems, step_flops, reference, reference_steps, equal_systems=(
             equal_steps, equal_runs = _equal(steps, equal_systems)
     return Budget(flops=flops, steps=steps, step_flops=dict(step_flops), scale=scale, equal_steps=equal_steps,
                   equal_runs=equal_runs,
-                  predicted_seconds={name: steps[name] * seconds[name] for name in steps} if seconds else {})
+                  predicted_seconds={name: steps[name] * seconds[name] for name in steps} if seconds else {},
+                  warmup_steps=max(1, round(steps[reference] * warmup_share)))

@@ -100,12 +100,12 @@ class Protocol(DataUnits):
         size = self.tier.small_size if system.size == "small" else self.tier.size
         return system.config(size, self.shape(system.family))
 
-    def pretraining_argv(self, name, output_dir, seed, steps):
+    def pretraining_argv(self, name, output_dir, seed, steps, warmup_steps):
         system = self.systems[name]
         shape = self.shape(system.family)
         return [*system.pretraining_flags(self.write_config(name), shape, self.vocabulary(system.family)),
                 f"--input_file={self.records(system.records)}", f"--output_dir={output_dir}", "--do_train",
-                f"--train_batch_size={shape.batch}", *system.optimizer_argv(self.tier.learning_rate, steps),
+                f"--train_batch_size={shape.batch}", *system.optimizer_argv(self.tier.learning_rate, warmup_steps),
                 f"--seed={self.seed + seed}", f"--num_train_steps={steps}"]
 
     def write_config(self, name):
@@ -118,7 +118,7 @@ class Protocol(DataUnits):
         shutil.rmtree(scratch, ignore_errors=True)
         steps = 1 + self.tier.calibration_steps  # the first traces the step
         self.runner(unit, "run_pretraining", [
-            *self.pretraining_argv(name, scratch, 0, steps), "--log_steps=1", f"--save_checkpoints_steps={steps}"],
+            *self.pretraining_argv(name, scratch, 0, steps, 1), "--log_steps=1", f"--save_checkpoints_steps={steps}"],
             self.tier.batch)
         shutil.rmtree(scratch, ignore_errors=True)
         return {"seconds_per_step": budgets.seconds_per_step(logged_steps(self.log(unit)), self.tier.batch)}
@@ -141,7 +141,8 @@ class Protocol(DataUnits):
         # Runs go `concurrent_runs` at a time: the allowance is of wall time.
         allowance = self.tier.pretraining_seconds * self.tier.concurrent_runs
         return budgets.plan_budget(pretrained, flops, self.tier.reference, self.tier.reference_steps,
-                                   self.equal_systems(), self.tier.pretraining_seeds, seconds, allowance).to_json()
+                                   self.equal_systems(), self.tier.pretraining_seeds, seconds, allowance,
+                                   self.tier.warmup_share).to_json()
 
     def pretrain(self, name, seed, equal=False):
         steps = self.budget.equal_steps if equal else self.budget.steps[name]
@@ -149,7 +150,8 @@ class Protocol(DataUnits):
         output_dir = self.pretrained(name, seed, equal)
         saved = sorted({steps} | ({self.budget.first} if self.is_equal_steps_run(name, equal) else set()))
         seconds = self.runner(unit, "run_pretraining", [
-            *self.pretraining_argv(name, output_dir, seed, steps), f"--save_checkpoints_steps={saved[0]}",
+            *self.pretraining_argv(name, output_dir, seed, steps, self.budget.warmup(steps)),
+            f"--save_checkpoints_steps={saved[0]}",
             f"--keep_checkpoint_max={len(saved) + 1}", f"--log_steps={max(1, steps // 20)}"], self.tier.batch)
         family = self.systems[name].family
         for source, file_name in zip(text_side_type(family).vocabulary_files(self.vocabulary(family)),
@@ -162,15 +164,15 @@ class Protocol(DataUnits):
         """Whether this run is `name`'s equal-steps run (it then saves the `@first` checkpoint too)."""
         return equal or (name in self.equal_systems() and name not in self.budget.equal_runs)
 
-    def score_held_out(self, name, seed):
-        unit = f"held_out/{name}/seed_{seed}"
-        output_dir = os.path.join(self.pretrained(name, seed), "held_out")
+    def score_held_out(self, name, seed, equal=False):
+        unit = f"held_out/{name}{'@equal' if equal else ''}/seed_{seed}"
+        output_dir = os.path.join(self.pretrained(name, seed, equal), "held_out")
         system = self.systems[name]
         self.runner(unit, "run_pretraining", [
             *system.pretraining_flags(self.config_file(name), self.shape(system.family),
                                       self.vocabulary(system.family)),
             f"--input_file={self.records(system.records, held_out=True)}",
-            f"--init_checkpoint={self.pretrained(name, seed)}", f"--output_dir={output_dir}", "--do_eval",
+            f"--init_checkpoint={self.pretrained(name, seed, equal)}", f"--output_dir={output_dir}", "--do_eval",
             f"--eval_batch_size={self.tier.batch}", f"--max_eval_steps={self.tier.held_out_batches}"])
         return read_results(os.path.join(output_dir, "eval_results.txt"))
 
@@ -197,8 +199,12 @@ class Protocol(DataUnits):
             name = unit.split("/")[1]
             self.progress.plan(unit, "pretraining", self.budget.predicted_seconds.get(name.split("@")[0]))
         self.run_units(units)
-        self.run_units([(f"held_out/{name}/seed_{seed}", lambda n=name, s=seed: self.score_held_out(n, s))
-                        for seed in range(self.tier.pretraining_seeds) for name in pretrained])
+        # The equal-steps runs too: whether each left the unigram plateau shows in the report.
+        self.run_units([(f"held_out/{name}{'@equal' if equal else ''}/seed_{seed}",
+                         lambda n=name, s=seed, e=equal: self.score_held_out(n, s, e))
+                        for seed in range(self.tier.pretraining_seeds)
+                        for name, equal in [*((n, False) for n in pretrained),
+                                            *((n, True) for n in self.budget.equal_runs)]])
 
     # --- 5-6. Selection and fine-tuning -------------------------------------------------------
 

@@ -114,11 +114,14 @@ def _not_testable(results):
 
 def _training(results):
     """Did every arm train: pretraining losses per seed; fine-tuning runs failed by the gate, retried."""
-    rows = [[s["title"], s["steps"] or "—",
-             ", ".join(_number(v, 3) for v in s["final_lm_loss"] if v is not None) or "—",
-             ", ".join(_number(v, 3) for v in s["held_out_lm_loss"]) or "—",
-             _number(s.get("unigram_prior"), 3)]
-            for s in results["systems"].values() if s["steps"]]
+    runs = [(s["title"], s, s) for s in results["systems"].values() if s["steps"]]
+    runs += [(f"{s['title']}, equal-steps run", s["equal_steps_run"], s) for s in results["systems"].values()
+             if s.get("equal_steps_run")]
+    rows = [[title, run["steps"] or "—",
+             ", ".join(_number(v, 3) for v in run["final_lm_loss"] if v is not None) or "—",
+             ", ".join(_number(v, 3) for v in run["held_out_lm_loss"]) or "—",
+             _number(system.get("unigram_prior"), 3)]
+            for title, run, system in runs]
     failed = {k: s for k, s in results["scores"].items() if s["failed_runs"] or s["retried_runs"]}
     lines = [_table(["system", "steps", "last logged training LM loss, per seed", "held-out LM loss, per seed",
                      "unigram prior"], rows), "",

@@ -154,12 +154,18 @@ def summarise(units):
     return {"units": units, "mean": s.mean, "sd": s.sd, "n": s.n, "runs": s.runs}
 
 
+def _pretraining_runs(name, entries):
+    """(the pretraining units of `name`'s runs, their held-out results)."""
+    return (sorted(u for u in entries if u.startswith(f"pretraining/{name}/")),
+            [entries[u]["result"] for u in sorted(entries) if u.startswith(f"held_out/{name}/")])
+
+
 def _systems(systems, budget, entries):
     found = {}
     for name, system in systems.items():
-        seeds = sorted(u for u in entries if u.startswith(f"pretraining/{name}/"))
-        held = [entries[u]["result"] for u in sorted(entries) if u.startswith(f"held_out/{name}/")]
+        seeds, held = _pretraining_runs(name, entries)
         losses = [lm_loss(h) for h in held]
+        equal_seeds, equal_held = _pretraining_runs(f"{name}@equal", entries)
         found[name] = {
             "title": system.title, "family": system.family, "size": system.size,
             "weights_of": system.weights_of, "steps": budget.steps.get(name),
@@ -169,6 +175,11 @@ def _systems(systems, budget, entries):
             "final_lm_loss": [lm_loss(entries[u]["result"].get("last_logged", {})) for u in seeds],
             "predicted_seconds": budget.predicted_seconds.get(name),
             "held_out": held, "held_out_lm_loss": [loss for loss in losses if loss is not None],
+            "equal_steps_run": {
+                "steps": budget.equal_steps,
+                "final_lm_loss": [lm_loss(entries[u]["result"].get("last_logged", {})) for u in equal_seeds],
+                "held_out_lm_loss": [loss for loss in map(lm_loss, equal_held) if loss is not None]}
+            if equal_seeds else None,
             "unigram_prior": (entries.get(f"unigram_prior/{system.family}") or {}).get("result", {}).get("nats")}
     return found
 

@@ -50,8 +50,9 @@ class Tier:
 
     Pretraining: `vocab_size` for every family, `seq_length` tokens,
     `predictions` targets per sequence, `batch` sequences a step, peak
-    `learning_rate` with a tenth of the steps warming up, `pretraining_seeds`
-    runs of every system. The FLOP budget of every system is
+    `learning_rate` reached after `warmup_share` of the reference's steps (the
+    same number of steps in every run, at most half of it: `Budget.warmup`),
+    `pretraining_seeds` runs of every system. The FLOP budget of every system is
     `reference_steps` steps of the `reference` system; each system's
     `calibration_steps` timed steps predict its time, and when all would take
     longer than `pretraining_seconds` the budget shrinks to fit.
@@ -93,6 +94,7 @@ class Tier:
     lstm_units: int = 64  # the feature-based BiLSTM, per direction
     eager: tuple = ()  # the runners whose tf.functions run eagerly (no tracing)
     concurrent_runs: int = 1  # runs at once, the cores shared (`comparisons.workers`)
+    warmup_share: float = 0.1
     systems: tuple = None
 
     def rates(self, task):

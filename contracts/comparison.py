@@ -66,9 +66,9 @@ class System:
     shape, vocabulary)` its model and data flags of `run_pretraining.py`, and
     `flops(config, shape)` the training FLOPs of one step of `shape.batch`
     sequences (`contracts.flops`), and `optimizer_flags(learning_rate,
-    steps)` its optimizer's: each family pretrains with its original's
-    (default: BERT's AdamW at the tier's peak rate, a tenth of the steps
-    warming up, linear decay). `pretrained_as` fine-tunes another
+    warmup_steps)` its optimizer's: each family pretrains with its original's
+    (default: BERT's AdamW at the tier's peak rate, warming up over
+    `warmup_steps`, linear decay). `pretrained_as` fine-tunes another
     system's weights instead; `fine_tuning_config(config)` changes the config
     fine-tuning builds (None: the checkpoint's). `size` is "main" or "small"
     (the tier's two sizes); `same_steps_as` gives it another system's steps
@@ -90,11 +90,11 @@ class System:
     size: str = "main"
     same_steps_as: str = None
 
-    def optimizer_argv(self, learning_rate, steps):
-        """The pretraining optimizer's flags for a run of `steps` at the tier's `learning_rate`."""
+    def optimizer_argv(self, learning_rate, warmup_steps):
+        """The pretraining optimizer's flags at the tier's peak `learning_rate`, warming up over `warmup_steps`."""
         if self.optimizer_flags is not None:
-            return self.optimizer_flags(learning_rate, steps)
-        return shared_optimizer(learning_rate, steps)
+            return self.optimizer_flags(learning_rate, warmup_steps)
+        return shared_optimizer(learning_rate, warmup_steps)
 
     @property
     def pretrains(self):
@@ -109,6 +109,7 @@ class System:
         return self.pretrained_as
 
 
-def shared_optimizer(learning_rate, steps):
-    """BERT's recipe: AdamW, linear warmup over a tenth of the steps, then linear decay."""
-    return [f"--learning_rate={learning_rate}", f"--num_warmup_steps={max(1, steps // 10)}"]
+def shared_optimizer(learning_rate, warmup_steps):
+    """BERT's recipe: AdamW, linear warmup over `warmup_steps` (BERT's: a fixed 10,000 of its 1M), then
+    linear decay."""
+    return [f"--learning_rate={learning_rate}", f"--num_warmup_steps={warmup_steps}"]

@@ -61,7 +61,7 @@ def pretraining_flags(config_file, shape, vocabulary):
             f"--unroll_steps={shape.seq_length}", f"--n_negative_samples_batch={_sampled(shape)}"]
 
 
-def optimizer_flags(learning_rate, steps):
+def optimizer_flags(learning_rate, warmup_steps):
     """None: the original's Adagrad (`run_pretraining.py --model=elmo` without `--optimizer`)."""
     return []
 

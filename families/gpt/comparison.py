@@ -54,12 +54,12 @@ def pretraining_flags(config_file, shape, vocabulary):
             f"--vocab_file={vocabulary}"]
 
 
-def optimizer_flags(learning_rate, steps):
+def optimizer_flags(learning_rate, warmup_steps):
     """The original's optimizer (bias-corrected Adam, warmup then cosine decay),
     as the main job's: with BERT's (no bias correction) at the cpu tier's 2e-3,
     GPT stayed at the unigram plateau (held-out perplexity 557) for all its 578
     steps; with Adam it was at 187 after 300."""
-    return ["--optimizer=adam", "--learning_rate_schedule=cosine", *shared_optimizer(learning_rate, steps)]
+    return ["--optimizer=adam", "--learning_rate_schedule=cosine", *shared_optimizer(learning_rate, warmup_steps)]
 
 
 def flops(config, shape):

@@ -39,8 +39,8 @@ def pretraining_flags(config_file, shape, vocabulary):
             f"--num_predict={shape.predictions}", f"--mem_len={_reuse_len(shape)}", "--nobi_data"]
 
 
-def optimizer_flags(learning_rate, steps):
-    return ["--optimizer=adam", *shared_optimizer(learning_rate, steps)]
+def optimizer_flags(learning_rate, warmup_steps):
+    return ["--optimizer=adam", *shared_optimizer(learning_rate, warmup_steps)]
 
 
 def flops(config, shape):

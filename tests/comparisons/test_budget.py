@@ -32,13 +32,18 @@ def test_the_equal_steps_runs_are_as_long_as_the_shortest_of_their_systems():
     assert (budget.equal_steps, budget.equal_runs, budget.first) == (555, ("mlm",), 277)
 
 
+def test_every_run_warms_up_over_a_tenth_of_the_references_steps():
+    assert plan_budget(SYSTEMS, FLOPS, "mlm", 1000).warmup_steps == 100
+    assert plan_budget(SYSTEMS, FLOPS, "mlm", 1000, warmup_share=0.05).warmup_steps == 50
+
+
 def test_a_budget_that_would_overrun_its_time_shrinks_for_every_system_alike():
     """Two seeds of every run and the equal-steps run: 2 * (200 + 277.5 + 100 + 555 * 0.2) = 1377 s."""
     seconds = {"mlm": 0.2, "ltr": 0.5, "small": 0.1}
     budget = plan_budget(SYSTEMS, FLOPS, "mlm", 1000, ("mlm", "ltr"), 2, seconds, allowance=600)
     assert budget.scale == pytest.approx(600 / 1377)
     assert budget.steps == {"mlm": 435, "ltr": 242, "small": 435}
-    assert budget.equal_steps == 242
+    assert budget.equal_steps == 242 and budget.warmup_steps == 44  # a tenth of the shrunk reference's 435
     assert 2 * (sum(budget.predicted_seconds.values()) + 242 * 0.2) <= 600
     assert plan_budget(SYSTEMS, FLOPS, "mlm", 1000, ("mlm", "ltr"), 2, seconds, allowance=1400).scale == 1.0
 

@@ -94,6 +94,11 @@ def test_every_system_is_pretrained_on_an_equal_flop_budget_and_fine_tuned_with_
         else:  # the whole steps that fit
             assert budget["flops"] - system["step_flops"] < system["flops"] <= budget["flops"]
     assert systems["ltr"]["step_flops"] > systems["no_nsp"]["step_flops"]  # every token predicted
+    for name in budget["equal_runs"]:  # pretrained again for the equal-steps view, and scored as well
+        run = systems[name]["equal_steps_run"]
+        assert run["steps"] == budget["equal_steps"] and len(run["held_out_lm_loss"]) == 2
+    assert budget["equal_runs"] and not [s for n, s in systems.items()
+                                         if n not in budget["equal_runs"] and s["equal_steps_run"]]
     assert systems["gpt"]["step_flops"] > systems["no_nsp"]["step_flops"]
 
 

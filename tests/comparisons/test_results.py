@@ -50,7 +50,7 @@ def test_an_arm_the_gate_failed_every_run_of_is_marked_gated_not_unrun():
 
 def test_gated_means_every_run_failed_and_at_least_one_ran():
     budget = Budget.from_json({"flops": 1.0, "steps": {"bert": 10}, "step_flops": {"bert": 0.1}, "scale": 1.0,
-                               "equal_steps": None, "equal_runs": [], "predicted_seconds": {}})
+                               "equal_steps": None, "equal_runs": [], "predicted_seconds": {}, "warmup_steps": 1})
     failed, scored = {"score": None, "attempts": [{"score": 20.9}]}, {"score": 37.1}
     arm = Arm("bert")
     assert arm_gated(arm, "ner", budget, {("bert", "ner", arm.variant): {0: [failed, failed]}})

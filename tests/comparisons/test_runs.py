@@ -54,12 +54,37 @@ def test_the_cpu_tier_plans_the_equal_steps_arms_of_its_testable_orderings_only(
 def test_an_equal_arm_whose_own_run_is_the_equal_steps_run_is_not_run_again(tmp_path):
     found = protocol(tmp_path, TIERS["cpu"], tasks=("pos",))
     found.budget = Budget(flops=1.0, steps={"no_nsp": 1000, "ltr": 500}, step_flops={}, scale=1.0,
-                          equal_steps=500, equal_runs=("no_nsp",), predicted_seconds={})
+                          equal_steps=500, equal_runs=("no_nsp",), predicted_seconds={}, warmup_steps=100)
     arms = {arm for arm, _ in found.distinct_arms() if arm.kind == EQUAL}
     assert arms == {Arm("no_nsp", EQUAL)}
     assert found.checkpoint(Arm("no_nsp", EQUAL), 1).endswith("pretraining/no_nsp@equal/seed_1")
     assert found.checkpoint(Arm("ltr", "first"), 0).endswith("pretraining/ltr/seed_0/ckpt-250")
     assert found.checkpoint(Arm("random"), 0) is None
+
+
+def test_every_pretraining_run_warms_up_over_the_same_steps_at_most_half_its_own(tmp_path, monkeypatch):
+    """The cpu tier's shape: the masked LM's 2,000 steps and again the LTR's 625 for the equal-steps view,
+    the LTR's 625; every run's warmup a tenth of the reference's 2,000 steps, the tiny one's half of 120."""
+    found = protocol(tmp_path, TIERS["cpu"], ("bert", "no_nsp", "ltr"))
+    found.budget = Budget(flops=1.0, steps={"bert": 2000, "no_nsp": 2000, "ltr": 625}, step_flops={}, scale=1.0,
+                          equal_steps=625, equal_runs=("no_nsp",), predicted_seconds={}, warmup_steps=200)
+    vocabulary = tmp_path / "data" / "vocab" / "bert" / "vocab.txt"
+    vocabulary.parent.mkdir(parents=True)
+    vocabulary.write_text("[PAD]\n")
+    found.ledger.record("vocabulary/bert", {"tokens": 8000}, 1.0)
+    warmups = {}
+
+    def runner(unit, name, argv, batch):
+        os.makedirs(next(a.split("=", 1)[1] for a in argv if a.startswith("--output_dir=")))
+        os.makedirs(os.path.dirname(found.log(unit)), exist_ok=True)
+        open(found.log(unit), "w").close()
+        warmups[unit] = [a for a in argv if a.startswith("--num_warmup_steps=")]
+
+    monkeypatch.setattr(found, "runner", runner)
+    for name, equal in (("no_nsp", False), ("no_nsp", True), ("ltr", False)):
+        found.pretrain(name, 0, equal)
+    assert set(map(tuple, warmups.values())) == {("--num_warmup_steps=200",)} and len(warmups) == 3
+    assert found.budget.warmup(120) == 60 and found.budget.warmup(1) == 1
 
 
 def test_a_run_the_gate_fails_is_retried_at_the_next_rate_and_never_scored(tmp_path, monkeypatch):
