@@ -45,13 +45,16 @@ def table(title, rows, limit=None):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("junit_xml")
-    parser.add_argument("--modules", type=int, default=15, help="how many of the slowest modules to list")
+    parser.add_argument("--modules", type=int, default=15,
+                        help="how many of the slowest modules to list (0: every one)")
     args = parser.parse_args()
     cases = test_seconds(args.junit_xml)
     print(f"test time (setup + call + teardown, summed over workers): {sum(s for _, s in cases):.1f} s "
           f"in {len(cases)} tests")
     print(table("by folder", totals(cases, depth=2)))
-    print(table(f"the {args.modules} slowest modules", totals(cases), args.modules))
+    modules = totals(cases)
+    print(table(f"the {args.modules} slowest modules" if args.modules else "every module", modules,
+                args.modules or None))
 
 
 if __name__ == "__main__":

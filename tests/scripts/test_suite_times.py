@@ -24,3 +24,13 @@ def test_times_are_summed_by_module_and_by_folder_largest_first(tmp_path):
     assert suite_times.totals(cases, depth=2) == {"tests/runners": (30.25, 1), "tests/families": (13.0, 3)}
     assert suite_times.table("by folder", suite_times.totals(cases, depth=2), limit=1).splitlines()[1].split() == [
         "tests/runners", "30.2", "1"]
+
+
+def test_modules_zero_lists_every_module(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "junit.xml"
+    path.write_text(JUNIT, encoding="utf-8")
+    for flag, listed in (("--modules=1", 1), ("--modules=0", 3)):
+        monkeypatch.setattr("sys.argv", ["suite_times.py", str(path), flag])
+        suite_times.main()
+        printed = capsys.readouterr().out
+        assert sum(line.startswith("tests/") and ".py " in line for line in printed.splitlines()) == listed
