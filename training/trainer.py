@@ -29,7 +29,7 @@ from absl import logging
 from training.step_state import StepState
 from training.task import Task
 from training.train_loss_tail import TrainLossTail, tail_start
-from utils.checkpoint_files import remove_temporary_saves, restore_newest
+from utils.checkpoint_files import name_newest, remove_temporary_saves, restore_newest
 from utils.files import atomic_write_text
 from utils.output_dir_lock import lock_output_dir
 from utils.padded_batches import pad_batch, real_rows
@@ -117,6 +117,8 @@ class Trainer:
         restored = restore_newest(self.options.output_dir, CHECKPOINT_NAME, restore)
         if restored:
             logging.info("Restored %s (step %d)", restored, int(self.global_step.numpy()))
+            if self.is_chief:
+                name_newest(self.options.output_dir, CHECKPOINT_NAME, restored)
             self._weights_ready = True
         elif not self._weights_ready:
             with self.strategy.scope():

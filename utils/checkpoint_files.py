@@ -100,6 +100,22 @@ def restore_newest(directory, name, restore):
     return None
 
 
+def name_newest(directory, name, prefix):
+    """Makes the `checkpoint` state file name `prefix` (the checkpoint a resumed run
+    restored) as the newest, listing the older ones on disk. A save killed after its
+    files but before the state file leaves a checkpoint the run resumes from but that
+    readers trusting the state file (`tf.train.latest_checkpoint`, an
+    `--init_checkpoint` of the directory) do not see; a run already at its last step
+    saves nothing more, so without this the directory would stay unreadable."""
+    state = tf.train.get_checkpoint_state(directory)
+    if state is not None and os.path.basename(state.model_checkpoint_path) == os.path.basename(prefix):
+        return
+    prefixes = checkpoint_prefixes(directory, name)
+    kept = [os.path.basename(p) for p in reversed(prefixes[prefixes.index(prefix):])]
+    logging.info("Naming %s in %s's checkpoint state (an interrupted save left it out)", kept[-1], directory)
+    tf.compat.v1.train.update_checkpoint_state(directory, kept[-1], all_model_checkpoint_paths=kept)
+
+
 def remove_temporary_saves(directory, name):
     """Deletes `<name>-<step>_temp/` directories that a save interrupted by a kill or
     a full disk left (TensorFlow writes the shards there, then merges them)."""

@@ -122,3 +122,24 @@ def test_leftover_temporary_saves_are_removed_on_start(records, tmp_path):
     trainer(records, tmp_path)
     assert not leftover.exists()
     assert unrelated.exists()
+
+
+@pytest.mark.parametrize("state", ["missing", "older"])
+def test_a_save_killed_before_its_state_file_is_named_there_by_the_rerun(records, trained, caplog, state):
+    """The tiny comparison's killed run left ckpt-4's files without the `checkpoint` state file; the
+    rerun, already at its last step, saved nothing, and the held-out scoring of the directory found no
+    checkpoint. Now the rerun names the checkpoint it resumed from, and readers see it."""
+    import tensorflow as tf
+    output_dir, final = trained
+    os.remove(os.path.join(output_dir, "checkpoint"))
+    if state == "older":  # the state file of the save before
+        tf.compat.v1.train.update_checkpoint_state(str(output_dir), "ckpt-2", all_model_checkpoint_paths=["ckpt-2"])
+    before = tf.train.latest_checkpoint(str(output_dir))
+    assert before is None if state == "missing" else before.endswith("ckpt-2")
+    resume(records, output_dir, caplog)
+    assert "Already trained to step 4 of 4" in caplog.text
+    assert tf.train.latest_checkpoint(str(output_dir)) == os.path.join(str(output_dir), "ckpt-4")
+    listed = tf.train.get_checkpoint_state(str(output_dir)).all_model_checkpoint_paths
+    assert [os.path.basename(p) for p in listed] == ["ckpt-2", "ckpt-4"]
+    with open(os.path.join(output_dir, "checkpoint"), encoding="utf-8") as f:
+        assert 'model_checkpoint_path: "ckpt-4"' in f.read()  # relative: the folder can move
