@@ -24,6 +24,8 @@ if ROOT not in sys.path:
 
 import pytest  # noqa: E402
 
+pytest_plugins = ["tests.suite_schedule"]  # the groups longest first
+
 SHARED_DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 
