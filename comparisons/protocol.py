@@ -63,8 +63,13 @@ class Protocol(DataUnits):
 
     # --- Paths ----------------------------------------------------------------
 
+    @staticmethod
+    def run_name(name, equal):
+        """`name`'s pretraining run as units and folders name it: `<name>@equal` for its equal-steps run."""
+        return f"{name}@equal" if equal else name
+
     def pretrained(self, name, seed, equal=False):
-        return self.path("pretraining", f"{name}@equal" if equal else name, f"seed_{seed}")
+        return self.path("pretraining", self.run_name(name, equal), f"seed_{seed}")
 
     def log(self, unit):
         return self.path("logs", unit.replace("/", "__") + ".log")
@@ -146,7 +151,7 @@ class Protocol(DataUnits):
 
     def pretrain(self, name, seed, equal=False):
         steps = self.budget.equal_steps if equal else self.budget.steps[name]
-        unit = f"pretraining/{name}{'@equal' if equal else ''}/seed_{seed}"
+        unit = f"pretraining/{self.run_name(name, equal)}/seed_{seed}"
         output_dir = self.pretrained(name, seed, equal)
         saved = sorted({steps} | ({self.budget.first} if self.is_equal_steps_run(name, equal) else set()))
         seconds = self.runner(unit, "run_pretraining", [
@@ -165,7 +170,7 @@ class Protocol(DataUnits):
         return equal or (name in self.equal_systems() and name not in self.budget.equal_runs)
 
     def score_held_out(self, name, seed, equal=False):
-        unit = f"held_out/{name}{'@equal' if equal else ''}/seed_{seed}"
+        unit = f"held_out/{self.run_name(name, equal)}/seed_{seed}"
         output_dir = os.path.join(self.pretrained(name, seed, equal), "held_out")
         system = self.systems[name]
         self.runner(unit, "run_pretraining", [
@@ -182,7 +187,7 @@ class Protocol(DataUnits):
             for name in self.pretrained_names():
                 units.append((f"pretraining/{name}/seed_{seed}", lambda n=name, s=seed: self.pretrain(n, s)))
             for name in self.budget.equal_runs:
-                units.append((f"pretraining/{name}@equal/seed_{seed}",
+                units.append((f"pretraining/{self.run_name(name, True)}/seed_{seed}",
                               lambda n=name, s=seed: self.pretrain(n, s, equal=True)))
         return units
 
@@ -200,7 +205,7 @@ class Protocol(DataUnits):
             self.progress.plan(unit, "pretraining", self.budget.predicted_seconds.get(name.split("@")[0]))
         self.run_units(units)
         # The equal-steps runs too: whether each left the unigram plateau shows in the report.
-        self.run_units([(f"held_out/{name}{'@equal' if equal else ''}/seed_{seed}",
+        self.run_units([(f"held_out/{self.run_name(name, equal)}/seed_{seed}",
                          lambda n=name, s=seed, e=equal: self.score_held_out(n, s, e))
                         for seed in range(self.tier.pretraining_seeds)
                         for name, equal in [*((n, False) for n in pretrained),

@@ -155,29 +155,30 @@ def summarise(units):
 
 
 def _pretraining_runs(name, entries):
-    """(the pretraining units of `name`'s runs, their held-out results)."""
-    return (sorted(u for u in entries if u.startswith(f"pretraining/{name}/")),
+    """(the pretraining units of `name`'s runs, their last logged LM losses, their held-out results)."""
+    units = sorted(u for u in entries if u.startswith(f"pretraining/{name}/"))
+    return (units, [lm_loss(entries[u]["result"].get("last_logged", {})) for u in units],
             [entries[u]["result"] for u in sorted(entries) if u.startswith(f"held_out/{name}/")])
 
 
 def _systems(systems, budget, entries):
     found = {}
     for name, system in systems.items():
-        seeds, held = _pretraining_runs(name, entries)
+        seeds, final, held = _pretraining_runs(name, entries)
         losses = [lm_loss(h) for h in held]
-        equal_seeds, equal_held = _pretraining_runs(f"{name}@equal", entries)
+        equal_seeds, equal_final, equal_held = _pretraining_runs(f"{name}@equal", entries)
         found[name] = {
             "title": system.title, "family": system.family, "size": system.size,
             "weights_of": system.weights_of, "steps": budget.steps.get(name),
             "step_flops": budget.step_flops.get(name),
             "flops": budget.steps[name] * budget.step_flops[name] if name in budget.steps else None,
             "pretraining_seconds": [entries[u]["seconds"] for u in seeds],
-            "final_lm_loss": [lm_loss(entries[u]["result"].get("last_logged", {})) for u in seeds],
+            "final_lm_loss": final,
             "predicted_seconds": budget.predicted_seconds.get(name),
             "held_out": held, "held_out_lm_loss": [loss for loss in losses if loss is not None],
             "equal_steps_run": {
                 "steps": budget.equal_steps,
-                "final_lm_loss": [lm_loss(entries[u]["result"].get("last_logged", {})) for u in equal_seeds],
+                "final_lm_loss": equal_final,
                 "held_out_lm_loss": [loss for loss in map(lm_loss, equal_held) if loss is not None]}
             if equal_seeds else None,
             "unigram_prior": (entries.get(f"unigram_prior/{system.family}") or {}).get("result", {}).get("nats")}
