@@ -5,7 +5,6 @@ import dataclasses
 import json
 import os
 import shutil
-import subprocess
 import sys
 import textwrap
 
@@ -20,6 +19,7 @@ from export.export_model import export_for_runner, export_model
 from export.hub_encoder import build_hub_model
 from export.warmup import read_warmup_requests
 from families.bert.config import BertConfig
+from tests import warm_python
 from tests.conftest import FIXTURES, ROOT
 
 # A wider initialisation than BERT's 0.02 gives a random encoder features that
@@ -125,8 +125,8 @@ def run_fresh(script, workdir, timeout=600, **values):
     env.update(TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
     arguments = f"ARGS = __import__('json').loads({json.dumps(json.dumps(values))})\n"
     source = _NO_PROJECT_CODE + SAVED_MODEL_CLI + arguments + textwrap.dedent(script)
-    proc = subprocess.run([sys.executable, "-I", "-"], input=source, cwd=str(workdir), env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    proc = warm_python.run([sys.executable, "-I", "-"], input=source, cwd=str(workdir), env=env,
+                           capture_output=True, text=True, timeout=timeout)
     if proc.returncode:
         raise AssertionError(f"fresh process failed ({proc.returncode}):\n{proc.stderr[-6000:]}")
     return proc.stdout

@@ -6,7 +6,6 @@ every other family's encoder and converter, and from the command lines as one
 GPT release)."""
 
 import os
-import subprocess
 import sys
 
 import pytest
@@ -14,6 +13,7 @@ import pytest
 from checkpoints.loader import CheckpointFamilyError, load_into
 from checkpoints.pretrained import load_pretrained
 from contracts import registry
+from tests import warm_python
 from tests.checkpoints.conftest import tiny_config
 from tests.conftest import ROOT
 from tests.families.gpt.kit import ENCODER_FILE
@@ -61,8 +61,8 @@ def test_every_converter_refuses_another_familys_checkpoint(family_checkpoints, 
 
 
 def _error_line(args):
-    done = subprocess.run([sys.executable, *args], cwd=ROOT, env=ENV, capture_output=True, text=True,
-                          timeout=600)
+    done = warm_python.run([sys.executable, *args], cwd=ROOT, env=ENV, capture_output=True, text=True,
+                           timeout=600)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
     return done.stderr.strip().splitlines()[-1]
 

@@ -1,19 +1,19 @@
 """The converter CLI: real MiniLM weights HF -> TF1 -> HF come back bit-identical."""
 
 import os
-import subprocess
 import sys
 
 import numpy as np
 from safetensors.numpy import load_file
 
+from tests import warm_python
 from tests.conftest import ROOT
 from tests.references import minilm_dir
 
 
 def _convert(*args):
-    subprocess.run([sys.executable, os.path.join(ROOT, "convert_checkpoint.py"), *args], check=True,
-                   cwd=ROOT, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}, capture_output=True)
+    warm_python.run([sys.executable, os.path.join(ROOT, "convert_checkpoint.py"), *args], check=True,
+                    cwd=ROOT, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}, capture_output=True)
 
 
 def test_hf_to_tf1_to_hf_keeps_every_tensor(tmp_path):

@@ -6,7 +6,6 @@ checkpoint's data; and a command line says it as one `error:` line."""
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 import pytest
@@ -15,6 +14,7 @@ from checkpoints.damaged_files import DamagedCheckpointFileError
 from checkpoints.loader import detect_format
 from checkpoints.pretrained import load_pretrained
 from contracts import registry
+from tests import warm_python
 from tests.checkpoints.conftest import tiny_config
 from tests.conftest import ROOT
 
@@ -59,7 +59,7 @@ def test_elmo_weights_cut_short_are_named_when_the_format_is_detected(family_che
 
 def test_convert_checkpoint_names_the_shard_in_one_line(family_checkpoints, tmp_path):
     checkpoint, path = cut_copy(family_checkpoints, "gpt", "release", "params_3.npy", tmp_path)
-    done = subprocess.run(
+    done = warm_python.run(
         [sys.executable, "convert_checkpoint.py", f"--init_checkpoint={checkpoint}", "--output_format=hf",
          f"--output_dir={tmp_path / 'out'}"], cwd=ROOT, capture_output=True, text=True, timeout=600,
         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""})

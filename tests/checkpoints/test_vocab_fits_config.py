@@ -4,7 +4,6 @@ numbers, instead of failing at the first step inside the embedding gather."""
 
 import os
 import shutil
-import subprocess
 import sys
 
 import pytest
@@ -15,6 +14,7 @@ from families.bert.pretraining.config import PretrainingDataConfig
 from data.pretraining.dataset import RecordLayoutError, check_record_ids
 from data.pretraining.writer import write_pretraining_data
 from families.bert.config import BertConfig, ConfigError
+from tests import warm_python
 from tests.conftest import FIXTURES, ROOT
 
 TINY = dict(hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=37,
@@ -68,7 +68,7 @@ def test_pretraining_records_with_ids_past_vocab_size_are_refused(tmp_path, unca
 @pytest.mark.slow
 def test_run_classifier_stops_at_set_up(tmp_path, uncased_vocab_file):
     config_file = write_config(tmp_path / "bert_config.json", 1000)
-    result = subprocess.run(
+    result = warm_python.run(
         [sys.executable, os.path.join(ROOT, "run_classifier.py"), "--task_name=MRPC",
          f"--data_dir={os.path.join(FIXTURES, 'glue_mrpc')}", f"--vocab_file={uncased_vocab_file}",
          f"--bert_config_file={config_file}", f"--output_dir={tmp_path / 'out'}", "--do_train",

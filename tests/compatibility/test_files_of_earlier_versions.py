@@ -5,7 +5,6 @@ pretraining checkpoint, all written by an earlier version
 
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -13,6 +12,7 @@ import tensorflow as tf
 
 from export.export_meta import read_export_meta
 from export.export_model import export_model
+from tests import warm_python
 from tests.conftest import FIXTURES, ROOT, read_json
 from tests.export_harness import run_fresh
 
@@ -52,7 +52,7 @@ def test_an_earlier_output_dir_exports_the_same_model(tmp_path):
 def test_an_earlier_xlnet_pretraining_checkpoint_starts_fine_tuning(tmp_path):
     """`--init_checkpoint=<pretraining output_dir>` finds the config and
     SentencePiece model beside the checkpoint and loads every encoder weight."""
-    done = subprocess.run(
+    done = warm_python.run(
         [sys.executable, os.path.join(ROOT, "run_classifier.py"), "--task_name=sst-2",
          f"--data_dir={os.path.join(FIXTURES, 'glue_sst-2')}",
          f"--init_checkpoint={os.path.join(EARLIER, 'xlnet_pretraining')}", "--do_train",

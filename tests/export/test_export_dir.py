@@ -4,7 +4,6 @@ folder, an earlier export of its own (replaced), or a TF Serving base path
 other folder is refused naming what is there, and nothing in it is touched."""
 
 import os
-import subprocess
 import sys
 import types
 
@@ -25,6 +24,7 @@ from families.elmo.encoder import ELMoEncoder
 from families.elmo.hub_module import save_hub_module
 from modeling.encoder_interface import build_encoder
 from tasks.classification.model import SequenceClassifier
+from tests import warm_python
 from tests.conftest import ROOT
 from tests.export_harness import TINY_CONFIG
 from tests.families.gpt import kit as gpt_kit
@@ -196,7 +196,7 @@ def test_export_model_into_its_own_output_dir_is_one_error_line(tmp_path, classi
     save_weights(model, run)
     write_export_meta(run, meta)
     before = _files(run)
-    done = subprocess.run(
+    done = warm_python.run(
         [sys.executable, "-m", "export.export_model", f"--output_dir={run}", f"--export_dir={run}"],
         cwd=ROOT, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""},
         capture_output=True, text=True, timeout=600)

@@ -4,12 +4,12 @@ model, naming it, before it reads any weights, and a damaged vocabulary in one
 
 import os
 import shutil
-import subprocess
 import sys
 
 import pytest
 
 from export.export_generation import NoLanguageModelError, write_generation
+from tests import warm_python
 from tests.conftest import ROOT
 from tests.export_harness import TINY_CONFIG
 from tests.families.gpt import kit as gpt_kit
@@ -32,7 +32,7 @@ def test_a_malformed_merges_line_is_named_with_its_file_and_line(tmp_path):
     merges.write_text("\n".join(lines), encoding="utf-8")
     config = str(tmp_path / "gpt_config.json")
     gpt_kit.tiny_config().to_json_file(config)
-    done = subprocess.run(
+    done = warm_python.run(
         [sys.executable, "-m", "export.export_generation", f"--bert_config_file={config}",
          f"--vocab_file={encoder}", f"--init_checkpoint={tmp_path / 'none'}",
          f"--export_dir={tmp_path / 'out'}"],

@@ -19,7 +19,6 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 
 import keras
@@ -36,6 +35,7 @@ from modeling.encoder_interface import ENCODER_OUTPUTS, check_encoder
 from modeling.feature_based_models import feature_based
 from tasks.classification.model import FeatureBasedClassifier, SequenceClassifier
 from tasks.question_answering.squad_reader import read_squad_file
+from tests import warm_python
 from tests.conftest import FIXTURES, ROOT, read_json, read_squad_predictions
 from tests.data.text.test_text_side import TEXTS_A, TEXTS_B
 from tests.export_harness import HOSTILE_TEXTS, run_fresh
@@ -212,9 +212,9 @@ def test_the_jax_backend_computes_the_same(name, family, encoder, config, batch,
     encoder.save_weights(str(tmp_path / "encoder.weights.h5"))
     np.savez(tmp_path / "inputs.npz", **batch)
     script = os.path.join(ROOT, "tests", "families", "family_forward.py")
-    done = subprocess.run([sys.executable, script, name, str(tmp_path)], capture_output=True,
-                          text=True, timeout=600,
-                          env={**ENV, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu"})
+    done = warm_python.run([sys.executable, script, name, str(tmp_path)], capture_output=True,
+                           text=True, timeout=600,
+                           env={**ENV, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu"})
     assert done.returncode == 0, done.stderr[-3000:]
     jax_outputs = dict(np.load(tmp_path / "outputs.npz"))
     assert str(jax_outputs.pop("backend")) == "jax"
@@ -404,7 +404,7 @@ def runs(workspace, family):
     def run(task):
         if not futures:
             futures.update({key: pool.submit(
-                subprocess.run, [sys.executable, *command], cwd=ROOT, env=ENV,
+                warm_python.run, [sys.executable, *command], cwd=ROOT, env=ENV,
                 capture_output=True, text=True, timeout=600) for key, command in commands.items()})
         proc = futures[task].result()
         assert proc.returncode == 0, f"{' '.join(commands[task][:2])}:\n{proc.stderr[-4000:]}"

@@ -6,7 +6,6 @@ the TF Hub encoder exported from that checkpoint is causal too; converted
 checkpoints keep the config, and a keras-hub preset, which cannot mask, is refused."""
 
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -24,6 +23,7 @@ from export.export_model import build_task_model
 from families.bert.checkpoints.keras_hub_preset import PresetError
 from families.bert.encoder import BertEncoder
 from tasks.classification.model import SequenceClassifier
+from tests import warm_python
 from tests.causality import sees_only_earlier_tokens
 from tests.conftest import FIXTURES, ROOT, read_json
 from tests.export_harness import TINY_CONFIG, sentences
@@ -34,8 +34,8 @@ ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
 
 
 def run(script, *flags):
-    done = subprocess.run([sys.executable, os.path.join(ROOT, script), *flags], cwd=ROOT, env=ENV,
-                          capture_output=True, text=True, timeout=600)
+    done = warm_python.run([sys.executable, os.path.join(ROOT, script), *flags], cwd=ROOT, env=ENV,
+                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-4000:]
 
 

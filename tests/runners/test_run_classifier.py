@@ -5,7 +5,6 @@ regression path, prediction order and the learning-rate sweep without training.
 """
 
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -13,6 +12,7 @@ import pytest
 
 from tasks.classification.glue_readers import GlueReader
 from tasks.classification.task import ClassificationConfig, ClassificationTask
+from tests import warm_python
 from tests.conftest import FIXTURES, ROOT, logits_by_example
 from tests.tiny_config import TINY_CONFIG
 from training.fine_tuning import RunResult
@@ -50,7 +50,7 @@ def test_fine_tunes_mnli_and_writes_every_output(tmp_path, uncased_vocab_file):
         "--predict_batch_size=16", "--learning_rate=3e-3", "--num_train_epochs=12",
         "--log_steps=6", "--save_checkpoints_steps=100", f"--output_dir={output_dir}"]
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    done = warm_python.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
 
     losses = _train_losses(output_dir / "train")
@@ -91,7 +91,7 @@ def test_an_export_dir_that_would_cost_the_run_is_refused_before_training(tmp_pa
         "--train_batch_size=10", "--num_train_epochs=1", f"--output_dir={output_dir}",
         f"--export_dir={output_dir}"]
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    done = warm_python.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 1, done.stderr[-3000:]
     assert done.stderr.strip().splitlines()[-1] == (
         f"error: export directory {output_dir} is {output_dir}, the weights being exported: "

@@ -11,7 +11,6 @@ refused naming both files; messages name XLNet's file, field and flag."""
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 import numpy as np
@@ -25,6 +24,7 @@ from export.export_meta import read_export_meta
 from export.export_model import build_task_model
 from families.bert.config import ConfigError
 from families.xlnet.pretrainer import XLNetPretrainer
+from tests import warm_python
 from tests.conftest import ROOT, modes_unlike_plain_writes
 from tests.runners.xlnet_release import CONFIG, PRETRAINING_CONFIG
 from tests.tiny_config import TINY_CONFIG
@@ -51,8 +51,8 @@ def data_dir(tmp_path_factory):
 
 
 def run(script, *argv):
-    return subprocess.run([sys.executable, os.path.join(ROOT, script), *argv], cwd=ROOT, env=ENV,
-                          capture_output=True, text=True, timeout=600, umask=UMASK)
+    return warm_python.run([sys.executable, os.path.join(ROOT, script), *argv], cwd=ROOT, env=ENV,
+                           capture_output=True, text=True, timeout=600, umask=UMASK)
 
 
 def test_fine_tunes_exports_and_serves_raw_text(xlnet_pretrained, data_dir, tmp_path):

@@ -7,7 +7,6 @@ set (`--tag_scheme=tags`) scored by token accuracy."""
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 import pytest
@@ -17,6 +16,7 @@ from seqeval.metrics.sequence_labeling import get_entities
 
 from checkpoints.ours import save_weights
 from families.bert.encoder import BertEncoder
+from tests import warm_python
 from tests.conftest import FIXTURES, ROOT
 from tests.runners.xlnet_release import CONFIG as XLNET_CONFIG
 from tests.tiny_config import TINY_CONFIG
@@ -27,11 +27,11 @@ COLOURS = ("red", "old", "tall")
 def _run_ner(data_dir, output_dir, export_dir, *argv):
     """Trains, evaluates, predicts and exports; returns eval_results.txt as a dict
     and the sentences of predictions.txt as lists of `word gold predicted` rows."""
-    subprocess.run([sys.executable, os.path.join(ROOT, "run_ner.py"), f"--data_dir={data_dir}",
-                    f"--output_dir={output_dir}", "--do_train", "--do_eval", "--do_predict",
-                    "--max_seq_length=16", "--doc_stride=8", "--train_batch_size=4",
-                    f"--export_dir={export_dir}", *argv], check=True, cwd=ROOT,
-                   capture_output=True)
+    warm_python.run([sys.executable, os.path.join(ROOT, "run_ner.py"), f"--data_dir={data_dir}",
+                     f"--output_dir={output_dir}", "--do_train", "--do_eval", "--do_predict",
+                     "--max_seq_length=16", "--doc_stride=8", "--train_batch_size=4",
+                     f"--export_dir={export_dir}", *argv], check=True, cwd=ROOT,
+                    capture_output=True)
     results = dict(line.strip().split(" = ") for line in
                    (output_dir / "eval_results.txt").read_text().splitlines())
     predictions = (output_dir / "predictions.txt").read_text(encoding="utf-8")

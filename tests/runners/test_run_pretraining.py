@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from tests import warm_python
 from tests.conftest import ROOT, assert_resumed_values, checkpoint_values
 from tests.pretraining_records import TINY, write_records
 
@@ -36,14 +37,14 @@ def command(setup, output_dir, records, seq, *extra):
 
 
 def run(args):
-    done = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
+    done = warm_python.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
     return done.stderr
 
 
 def fails(args):
     """stderr of a run that must stop with an error."""
-    done = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
+    done = warm_python.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
     assert done.returncode != 0
     return done.stderr
 
@@ -257,7 +258,7 @@ def test_xlnet_refuses_lengths_that_cannot_train_before_any_work(xlnet_setup, tm
     lengths, error = TWO_BAD_LENGTHS
     args = xlnet_command(xlnet_setup, tmp_path, "--do_train", "--num_train_steps=2",
                          *(f"--{name}={value}" for name, value in lengths.items()))
-    done = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
+    done = warm_python.run(args, env=ENV, capture_output=True, text=True, timeout=TIMEOUT_S)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == f"error: {error}"
     assert "Traceback" not in done.stderr

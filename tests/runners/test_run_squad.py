@@ -2,7 +2,6 @@
 
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -11,6 +10,7 @@ import pytest
 from families.xlnet.config import XLNetConfig
 from tasks.question_answering.squad_reader import read_squad_file
 from tasks.question_answering.task import QuestionAnsweringConfig, QuestionAnsweringTask
+from tests import warm_python
 from tests.conftest import FIXTURES, ROOT, read_json, read_squad_predictions
 from tests.families.xlnet.spiece_model import learn_spiece_model
 from tests.families.xlnet.squad import write_squad_v2
@@ -25,7 +25,7 @@ def test_train_and_predict_write_well_formed_outputs(tmp_path, uncased_vocab_fil
     config_file = tmp_path / "bert_config.json"
     TINY_CONFIG.to_json_file(str(config_file))
     output_dir = tmp_path / "out"
-    subprocess.run(
+    warm_python.run(
         [sys.executable, os.path.join(ROOT, "run_squad.py"), f"--vocab_file={uncased_vocab_file}",
          f"--bert_config_file={config_file}", "--do_train", f"--train_file={V2}", "--do_predict",
          f"--predict_file={V2}", "--version_2_with_negative", "--max_seq_length=48",

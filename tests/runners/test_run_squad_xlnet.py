@@ -6,7 +6,6 @@ SQuAD SavedModel serves the same answers."""
 
 import math
 import os
-import subprocess
 import sys
 
 import pytest
@@ -16,6 +15,7 @@ from checkpoints.loader import load_into
 from export.export_meta import read_export_meta
 from export.export_model import build_task_model
 from tasks.question_answering.squad_reader import read_squad_file
+from tests import warm_python
 from tests.conftest import ROOT, read_json, read_squad_predictions
 from tests.families.xlnet.squad import write_squad_v2
 
@@ -24,8 +24,8 @@ ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
 
 
 def run_squad(*argv):
-    return subprocess.run([sys.executable, os.path.join(ROOT, "run_squad.py"), *argv], cwd=ROOT,
-                          env=ENV, capture_output=True, text=True, timeout=600)
+    return warm_python.run([sys.executable, os.path.join(ROOT, "run_squad.py"), *argv], cwd=ROOT,
+                           env=ENV, capture_output=True, text=True, timeout=600)
 
 
 def test_trains_and_predicts_squad_v2(xlnet_release, tmp_path):

@@ -5,12 +5,12 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 
 import pytest
 
 from tasks.multiple_choice.task import MultipleChoiceConfig, MultipleChoiceTask
+from tests import warm_python
 from tests.conftest import FIXTURES, ROOT
 from tests.runners.xlnet_release import write_xlnet_release
 from tests.tiny_config import TINY_CONFIG
@@ -51,7 +51,7 @@ def test_run_swag_writes_results_and_predictions(data_dir, tmp_path, uncased_voc
             "--do_train", "--do_eval", "--do_predict", "--max_seq_length=32",
             "--train_batch_size=4", "--num_train_epochs=1", "--learning_rate=1e-3",
             f"--export_dir={tmp_path / 'serving'}"]
-    subprocess.run(argv, check=True, cwd=ROOT, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+    warm_python.run(argv, check=True, cwd=ROOT, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
 
     with open(output_dir / "eval_results.txt", encoding="utf-8") as f:
         results = dict(line.rstrip("\n").split(" = ") for line in f)
@@ -82,7 +82,7 @@ def test_run_swag_fine_tunes_xlnet_from_its_config_file(data_dir, tmp_path):
             f"--bert_config_file={os.path.join(release, 'xlnet_config.json')}",
             f"--output_dir={output_dir}", "--do_lower_case", "--do_train", "--do_eval",
             "--max_seq_length=32", "--train_batch_size=4", "--num_train_epochs=1", "--learning_rate=1e-3"]
-    subprocess.run(argv, check=True, cwd=ROOT, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+    warm_python.run(argv, check=True, cwd=ROOT, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
 
     with open(output_dir / "eval_results.txt", encoding="utf-8") as f:
         results = dict(line.rstrip("\n").split(" = ") for line in f)

@@ -3,7 +3,6 @@ than one batch, or a last partial batch, give the metrics computed directly
 over all of them; evaluating nothing is an error, not a row of zeros."""
 
 import os
-import subprocess
 import sys
 
 import keras
@@ -14,6 +13,7 @@ from checkpoints.loader import load_into
 from families.bert.pretraining.task import PretrainingTask
 from tasks.classification.glue_readers import GlueReader
 from tasks.classification.task import ClassificationConfig, ClassificationTask
+from tests import warm_python
 from tests.conftest import FIXTURES, ROOT
 from tests.pretraining_records import TINY, write_records
 from training.fine_tuning import FineTuningSettings, fine_tune
@@ -77,7 +77,7 @@ def test_run_pretraining_writes_no_results_over_zero_examples(tmp_path):
     config = tmp_path / "bert_config.json"
     TINY.to_json_file(str(config))
     records = write_records(tmp_path / "dev.tfrecord", count=3)
-    done = subprocess.run(
+    done = warm_python.run(
         [sys.executable, os.path.join(ROOT, "run_pretraining.py"), f"--input_file={records}",
          f"--output_dir={tmp_path / 'out'}", f"--bert_config_file={config}", "--do_eval",
          "--max_seq_length=16", "--max_predictions_per_seq=4", "--max_eval_steps=0"],

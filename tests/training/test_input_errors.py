@@ -3,12 +3,12 @@ file, not a traceback; an error from deep in a library keeps its traceback."""
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
 
 from tasks.tagging.task import find_split_file
+from tests import warm_python
 from tests.conftest import ROOT
 from training.input_errors import reporting_input_errors
 
@@ -43,7 +43,7 @@ def test_a_missing_data_dir_is_one_line_in_a_fresh_process(tmp_path):
     config = tmp_path / "bert_config.json"
     config.write_text(json.dumps({"vocab_size": 6, "hidden_size": 8, "num_hidden_layers": 1,
                                   "num_attention_heads": 2, "intermediate_size": 16}), encoding="utf-8")
-    done = subprocess.run(
+    done = warm_python.run(
         [sys.executable, "run_ner.py", f"--data_dir={tmp_path / 'missing'}", "--do_train",
          f"--output_dir={tmp_path / 'out'}", f"--vocab_file={vocab}", f"--bert_config_file={config}"],
         cwd=ROOT, capture_output=True, text=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})

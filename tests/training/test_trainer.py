@@ -3,7 +3,6 @@ evaluation, prediction and the errors a user meets first."""
 
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -17,6 +16,7 @@ from data.text.vocab import Vocab
 from families.bert.pretraining.config import MaskingOptions
 from families.bert.pretraining.task import PretrainingTask
 from families.bert.pretraining.tf_masking import DynamicMasker
+from tests import warm_python
 from tests.conftest import ROOT
 from tests.pretraining_records import TINY, write_records
 from training.optimization import OptimizerConfig
@@ -209,9 +209,9 @@ def test_mirrored_replicas_evaluate_and_predict_every_example_once(records, tmp_
     """Two replicas, each with its slice of every batch: one device's metrics and
     predictions, in file order."""
     one_device = inference(records, tmp_path / "one")
-    done = subprocess.run([sys.executable, "-c", MIRRORED_INFERENCE, records, str(tmp_path / "two")],
-                          cwd=ROOT, env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
-                          capture_output=True, text=True, timeout=600)
+    done = warm_python.run([sys.executable, "-c", MIRRORED_INFERENCE, records, str(tmp_path / "two")],
+                           cwd=ROOT, env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-4000:]
     mirrored = json.loads(done.stdout.strip().splitlines()[-1])
     assert len(mirrored["nsp_logits"]) == 64

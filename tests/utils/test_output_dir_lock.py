@@ -3,12 +3,12 @@ a run that has ended is taken over, and an output_dir that is a file is named.""
 
 import os
 import socket
-import subprocess
 import sys
 
 import pytest
 
 from families.bert.pretraining.task import PretrainingTask
+from tests import warm_python
 from tests.conftest import FIXTURES, ROOT, process_holding_lock
 from tests.pretraining_records import TINY, write_records
 from training.run_options import RunOptions
@@ -56,7 +56,7 @@ def test_eval_into_an_output_dir_that_is_a_file(tmp_path, uncased_vocab_file):
     (tmp_path / "config.json").write_text(TINY.replace(vocab_size=30522).to_json_string())
     output_dir = tmp_path / "results"
     output_dir.write_text("")
-    done = subprocess.run(
+    done = warm_python.run(
         [sys.executable, os.path.join(ROOT, "run_classifier.py"), "--task_name=MNLI",
          f"--data_dir={os.path.join(FIXTURES, 'glue_mnli')}", f"--vocab_file={uncased_vocab_file}",
          f"--bert_config_file={tmp_path / 'config.json'}", "--do_eval", "--max_seq_length=16",

@@ -11,11 +11,11 @@ files."""
 import glob
 import json
 import os
-import subprocess
 import sys
 
 import pytest
 
+from tests import warm_python
 from tests.conftest import FIXTURES, ROOT
 from tests.families.gpt.kit import ENCODER_FILE
 from tests.families.xlnet.corpus import build_spiece, write_corpus
@@ -191,7 +191,7 @@ def test_a_corpus_without_records_is_an_error_and_leaves_the_earlier_output(tmp_
 
 def test_command_line_with_the_direct_runner_in_two_worker_processes(tmp_path, uncased_vocab_file, bert_corpus):
     output = tmp_path / "beam" / "out.tfrecord"
-    result = subprocess.run(
+    result = warm_python.run(
         [sys.executable, os.path.join(ROOT, "create_pretraining_data.py"), f"--input_file={bert_corpus}",
          f"--vocab_file={uncased_vocab_file}", f"--output_file={output}", "--output_shards=2", "--dupe_factor=2",
          "--max_seq_length=64", "--max_predictions_per_seq=10", "--objective=mlm", "--documents_per_chunk=4",

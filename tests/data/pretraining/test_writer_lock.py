@@ -3,7 +3,6 @@ is refused naming the first, whose output stays as it was, and the lock file
 goes when the writer ends."""
 
 import os
-import subprocess
 import sys
 
 import pytest
@@ -12,6 +11,7 @@ from data.pretraining.writer import write_pretraining_data
 from families.bert.commands.pack_pretraining_data import pack_pretraining_files
 from families.bert.pretraining.chunks import ChunkProcessor
 from families.bert.pretraining.config import PretrainingDataConfig
+from tests import warm_python
 from tests.conftest import FIXTURES, ROOT, process_holding_lock
 from tests.families.xlnet.corpus import build_spiece, write_corpus
 from tests.pretraining_records import write_records
@@ -27,12 +27,12 @@ def test_a_second_xlnet_writer_is_refused_and_the_first_output_is_kept(tmp_path)
     args = [sys.executable, os.path.join(ROOT, "create_xlnet_pretraining_data.py"), f"--sp_path={spiece}",
             f"--input_file={corpus}", f"--output_file={output}", "--seq_len=32", "--reuse_len=16",
             "--bsz_per_host=4", "--num_predict=6"]
-    first = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    first = warm_python.run(args, capture_output=True, text=True, timeout=300)
     assert first.returncode == 0, first.stderr[-2000:]
     written = {p.name: p.read_bytes() for p in output.parent.iterdir()}
     assert sorted(written) == [".xlnet.tfrecord.metadata.json", "xlnet.tfrecord"]  # no lock file left
     with process_holding_lock(HOLD, output) as holder:
-        second = subprocess.run(args, capture_output=True, text=True, timeout=300)
+        second = warm_python.run(args, capture_output=True, text=True, timeout=300)
     assert second.returncode != 0
     assert (f"error: output file '{output}' is in use by another run (pid {holder.pid} on"
             in second.stderr), second.stderr[-2000:]

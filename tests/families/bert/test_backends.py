@@ -3,7 +3,6 @@ computes under TensorFlow from the same weights. (The bidirectional encoder's
 JAX check is the every-family suite's.)"""
 
 import os
-import subprocess
 import sys
 
 import keras
@@ -13,6 +12,7 @@ import pytest
 from checkpoints.ours import save_weights
 from families.bert.config import BertConfig
 from families.bert.encoder import BertEncoder
+from tests import warm_python
 from tests.conftest import ROOT
 
 pytest.importorskip("jax")
@@ -30,9 +30,9 @@ def test_a_causal_encoder_computes_the_same_under_jax(tmp_path):
               "input_type_ids": rng.integers(0, 2, (3, 16)).astype(np.int32)}
     np.savez(tmp_path / "inputs.npz", **inputs)
     out = tmp_path / "jax.npz"
-    subprocess.run([sys.executable, os.path.join(ROOT, "tests", "backend_forward.py"), str(tmp_path / "weights"),
-                    str(tmp_path / "inputs.npz"), str(out)], check=True,
-                   env={**os.environ, "KERAS_BACKEND": "jax", "TF_CPP_MIN_LOG_LEVEL": "2", "JAX_PLATFORMS": "cpu"})
+    warm_python.run([sys.executable, os.path.join(ROOT, "tests", "backend_forward.py"), str(tmp_path / "weights"),
+                     str(tmp_path / "inputs.npz"), str(out)], check=True,
+                    env={**os.environ, "KERAS_BACKEND": "jax", "TF_CPP_MIN_LOG_LEVEL": "2", "JAX_PLATFORMS": "cpu"})
     jax_outputs = np.load(out)
     assert str(jax_outputs["backend"]) == "jax"
     assert keras.backend.backend() == "tensorflow"

@@ -2,7 +2,6 @@
 pieces learned from our basic tokenizer's words, usable by FullTokenizer."""
 
 import os
-import subprocess
 import sys
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from data.text.tokenization import FullTokenizer
 from data.text.vocab import Vocab
 from families.bert.commands.build_vocab import learn_vocabulary, reserved_tokens
+from tests import warm_python
 from tests.conftest import FIXTURES, ROOT
 
 CORPUS = os.path.join(FIXTURES, "pretraining_corpus.txt")
@@ -57,7 +57,7 @@ def test_cased_vocabulary_keeps_capitals_and_words_split_as_our_tokenizer_does(t
 
 def test_command_line_writes_a_vocab_file(tmp_path):
     output = tmp_path / "vocab.txt"
-    result = subprocess.run(
+    result = warm_python.run(
         [
             sys.executable,
             os.path.join(ROOT, "build_vocab.py"),

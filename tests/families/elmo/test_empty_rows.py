@@ -5,7 +5,6 @@ there are no tokens, eagerly, traced and through a classifier SavedModel's
 module's signatures: `test_hub_module.py`.)"""
 
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -19,6 +18,7 @@ from tasks.classification.model import FeatureBasedClassifier
 from tasks.classification.serving import save_classification
 from tasks.question_answering.model import FeatureBasedSpanLabeler
 from tasks.tagging.model import FeatureBasedTokenClassifier
+from tests import warm_python
 from tests.conftest import ROOT
 
 CONFIG = ELMoConfig.from_preset("elmo_tiny")
@@ -67,8 +67,8 @@ def test_rows_without_tokens_where_tensorflow_turns_onednn_on():
     VNNI, bf16, AMX), and their convolution answers a batch of no tokens with its
     input's shape: the character CNN must not depend on which host runs it."""
     env = {**os.environ, "TF_ENABLE_ONEDNN_OPTS": "1", "CUDA_VISIBLE_DEVICES": ""}
-    proc = subprocess.run([sys.executable, "-c", _EMPTY_BATCHES], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = warm_python.run([sys.executable, "-c", _EMPTY_BATCHES], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 

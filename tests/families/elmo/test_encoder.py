@@ -3,7 +3,6 @@ config, its outputs independent of padding and of the other rows, the same
 numbers under JAX as under TensorFlow."""
 
 import os
-import subprocess
 import sys
 
 import keras
@@ -14,6 +13,7 @@ from families.elmo.checkpoints.formats import load_lm_weights
 from families.elmo.encoder import ELMoEncoder
 from families.elmo.scalar_mix import ScalarMix
 from modeling.encoder_interface import check_encoder
+from tests import warm_python
 from tests.families.elmo import cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -108,10 +108,10 @@ def test_jax_backend_matches_tensorflow(elmo_cases, encoder):
     """The character case (the token variant differs by a table lookup only),
     zero-state and stateful, JAX in a subprocess, TensorFlow here."""
     pytest.importorskip("jax")
-    subprocess.run([sys.executable, os.path.join(HERE, "backend_forward.py"),
-                    os.path.dirname(elmo_cases["chars"]), "chars"],
-                   check=True, capture_output=True, timeout=600,
-                   env={**os.environ, "KERAS_BACKEND": "jax", "TF_CPP_MIN_LOG_LEVEL": "3"})
+    warm_python.run([sys.executable, os.path.join(HERE, "backend_forward.py"),
+                     os.path.dirname(elmo_cases["chars"]), "chars"],
+                    check=True, capture_output=True, timeout=600,
+                    env={**os.environ, "KERAS_BACKEND": "jax", "TF_CPP_MIN_LOG_LEVEL": "3"})
     jax_out = np.load(os.path.join(elmo_cases["chars"], "out_jax.npz"))
     stateful = cases.build(cases.CONFIGS["chars"], stateful=True)
     load_lm_weights(stateful, os.path.join(elmo_cases["chars"], "lm_weights.hdf5"))

@@ -15,7 +15,6 @@ logits are summed by other kernels).
 
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -28,6 +27,7 @@ from families.elmo.pretraining import features as E
 from families.elmo.pretraining.candidate_sampler import log_uniform_candidates
 from families.elmo.pretraining.log_uniform import expected_counts
 from families.elmo.pretraining.pretrainer import ELMoPretrainer
+from tests import warm_python
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BOUND = 1e-5
@@ -109,8 +109,8 @@ def compared(tmp_path_factory):
             results.append((full, sampled))
             state = full["lm_state"]
         ours[name] = results
-    subprocess.run([sys.executable, os.path.join(HERE, "bilm_training_reference.py"),
-                    *(str(root / name) for name in CONFIGS)], check=True, capture_output=True, timeout=600)
+    warm_python.run([sys.executable, os.path.join(HERE, "bilm_training_reference.py"),
+                     *(str(root / name) for name in CONFIGS)], check=True, capture_output=True, timeout=600)
     return {name: (ours[name], dict(np.load(root / name / "reference.npz"))) for name in CONFIGS}
 
 

@@ -10,7 +10,6 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 
 import numpy as np
@@ -26,6 +25,7 @@ from families.elmo.pretraining.optimizer import AdagradConfig
 from families.elmo.pretraining.task import ELMoPretrainingTask
 from families.elmo.pretraining.vocabulary import (LMVocabulary, count_words, vocabulary_words,
                                                   write_vocabulary)
+from tests import warm_python
 from tests.conftest import ROOT, assert_resumed_values, checkpoint_values, process_holding_lock
 from tests.families.elmo import cases
 from tests.families.elmo.test_bilm_parity import BOUND, masked_difference
@@ -83,7 +83,7 @@ def run_pretraining(*flags):
 
 
 def run(args):
-    done = subprocess.run(args, cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600)
+    done = warm_python.run(args, cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-4000:]
     return done.stderr
 
@@ -93,8 +93,8 @@ def test_an_output_dir_another_run_holds_is_refused_in_one_line(setup, tmp_path)
              f"--vocab_file={setup['vocab']}", f"--train_batch_size={BATCH}", f"--unroll_steps={STEPS}",
              "--do_train", "--num_train_steps=1"]
     with process_holding_lock(HOLD, tmp_path) as holder:
-        done = subprocess.run(run_pretraining(*flags), cwd=ROOT, env=ENV, capture_output=True, text=True,
-                              timeout=600)
+        done = warm_python.run(run_pretraining(*flags), cwd=ROOT, env=ENV, capture_output=True, text=True,
+                               timeout=600)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1].startswith(
         f"error: output_dir '{tmp_path}' is in use by another run (pid {holder.pid} on "), done.stderr[-2000:]
@@ -136,15 +136,15 @@ def test_run_pretraining_converts_to_weights_the_original_reads(setup, tmp_path)
     pytest.importorskip("bilm", reason="the original biLM (pip install bilm==0.1.post5) is the oracle")
     (out / "sentences.json").write_text(json.dumps(cases.BATCHES))
     (out / "mix.json").write_text(json.dumps(cases.mix_weights(config)))
-    subprocess.run([sys.executable, os.path.join(HERE, "bilm_reference.py"), str(out)], check=True,
-                   capture_output=True, timeout=600)
+    warm_python.run([sys.executable, os.path.join(HERE, "bilm_reference.py"), str(out)], check=True,
+                    capture_output=True, timeout=600)
     reference = dict(np.load(out / "reference.npz"))
     for k, layers in enumerate(cases.run_ours(trained, cases.BATCHES)):
         assert masked_difference(layers, reference, k) <= BOUND
 
 
 def test_run_pretraining_refuses_batches_its_records_were_not_written_for(setup, tmp_path):
-    done = subprocess.run(run_pretraining(
+    done = warm_python.run(run_pretraining(
         f"--input_file={setup['records']}", f"--output_dir={tmp_path}", "--preset=elmo_tiny",
         f"--vocab_file={setup['vocab']}", "--train_batch_size=4", f"--unroll_steps={STEPS}", "--do_train"),
         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600)
@@ -157,7 +157,7 @@ def test_run_pretraining_refuses_batches_its_records_were_not_written_for(setup,
 def test_run_pretraining_refuses_xla_before_any_work(setup, tmp_path):
     """XLA cannot compile the LSTM loop's gradient, full softmax or sampled:
     a usage error, not a graph error after the data and model are built."""
-    done = subprocess.run(run_pretraining(
+    done = warm_python.run(run_pretraining(
         f"--input_file={setup['records']}", f"--output_dir={tmp_path / 'run'}", "--preset=elmo_tiny",
         f"--vocab_file={setup['vocab']}", f"--train_batch_size={BATCH}", f"--unroll_steps={STEPS}",
         "--n_negative_samples_batch=0", "--do_train", "--jit_compile"),

@@ -5,7 +5,6 @@ the file and line."""
 import collections
 import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from data.pretraining.corpus_reader import CorpusError
 from families.gpt.bpe_builder import build_bpe_vocabulary, learn_merges
 from families.gpt.tokenizer import GPTTokenizer
+from tests import warm_python
 from tests.conftest import ROOT
 
 CORPUS = ["The lower house met.", "The lowest houses!", "Newer houses, newest lows."] * 3
@@ -77,7 +77,7 @@ def test_invalid_utf8_names_file_and_line(tmp_path):
 
 
 def test_command_line_reports_unreadable_input(tmp_path):
-    missing = subprocess.run([sys.executable, "build_bpe_vocab.py", f"--input_file={tmp_path}/none.txt"],
-                             cwd=ROOT, capture_output=True, text=True)
+    missing = warm_python.run([sys.executable, "build_bpe_vocab.py", f"--input_file={tmp_path}/none.txt"],
+                              cwd=ROOT, capture_output=True, text=True)
     assert missing.returncode == 1
     assert "build_bpe_vocab.py: input file not found" in missing.stderr

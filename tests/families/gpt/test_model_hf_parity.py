@@ -5,7 +5,6 @@ padding and special-row ids, on the TensorFlow backend here and on JAX in a
 subprocess."""
 
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -14,6 +13,7 @@ import pytest
 from families.gpt.double_heads import GPTDoubleHeads
 from families.gpt.encoder import GPTEncoder
 from families.gpt.lm_loss import next_token_loss
+from tests import warm_python
 from tests.conftest import ROOT
 from tests.families.gpt.model_cases import run_choices, run_single, save_case
 from tests.families.gpt.model_tolerance import assert_close
@@ -113,9 +113,9 @@ def test_jax_backend_matches_hugging_face(case, tmp_path):
     tensors, single, choices, references, _ = case
     save_case(ours_from(tensors), str(tmp_path), single, choices)
     script = os.path.join(ROOT, "tests", "families", "gpt", "model_backend_forward.py")
-    subprocess.run([sys.executable, script, str(tmp_path)], check=True,
-                   env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
-                        "TF_CPP_MIN_LOG_LEVEL": "2"})
+    warm_python.run([sys.executable, script, str(tmp_path)], check=True,
+                    env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
+                         "TF_CPP_MIN_LOG_LEVEL": "2"})
     single_out = dict(np.load(tmp_path / "single.out.npz"))
     choices_out = dict(np.load(tmp_path / "choices.out.npz"))
     assert str(single_out.pop("backend")) == str(choices_out.pop("backend")) == "jax"

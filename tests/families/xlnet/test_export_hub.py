@@ -8,7 +8,6 @@ moves its weights."""
 import hashlib
 import json
 import os
-import subprocess
 import sys
 
 import keras
@@ -19,6 +18,7 @@ from checkpoints.loader import load_into
 from checkpoints.ours import save_weights
 from contracts import registry
 from families.xlnet.encoder import XLNetEncoder
+from tests import warm_python
 from tests.conftest import ROOT
 from tests.export_harness import FIT_REPORT, HOSTILE_TEXTS, run_fresh
 from tests.families.xlnet.spiece_model import LINES
@@ -86,8 +86,8 @@ print(json.dumps(report))
 
 def export_hub_command(*argv):
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
-    done = subprocess.run([sys.executable, "-m", "export.export_hub", *argv], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
+    done = warm_python.run([sys.executable, "-m", "export.export_hub", *argv], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stderr
 

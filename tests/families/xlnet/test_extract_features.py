@@ -4,7 +4,6 @@ no features for the left padding, values of the Keras encoder's
 
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -15,6 +14,7 @@ from contracts import registry
 from families.xlnet.encoder import XLNetEncoder
 from tasks.feature_extraction.extraction import (InputLine, encode_lines, feature_records,
                                                  layers_model)
+from tests import warm_python
 from tests.conftest import ROOT
 from tests.families.xlnet.spiece_model import LINES
 from tests.runners.xlnet_release import CONFIG, write_xlnet_release
@@ -100,11 +100,11 @@ def test_command_line_reads_the_release_directory(release, text, encoder, tmp_pa
     (tmp_path / "in.txt").write_text(f"{LINES[5]} ||| {LINES[6]}\nROOMS\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
-    done = subprocess.run([sys.executable, os.path.join(ROOT, "extract_features.py"),
-                           f"--input_file={tmp_path / 'in.txt'}", f"--output_file={out}",
-                           f"--init_checkpoint={release}", "--layers=-1,0", "--max_seq_length=32",
-                           "--batch_size=1"], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = warm_python.run([sys.executable, os.path.join(ROOT, "extract_features.py"),
+                            f"--input_file={tmp_path / 'in.txt'}", f"--output_file={out}",
+                            f"--init_checkpoint={release}", "--layers=-1,0", "--max_seq_length=32",
+                            "--batch_size=1"], cwd=ROOT, env=env, capture_output=True, text=True,
+                           timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["linex_index"] for r in records] == [0, 1]

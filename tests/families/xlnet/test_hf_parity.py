@@ -5,7 +5,6 @@ on the TensorFlow backend here and on JAX in a subprocess."""
 
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -14,6 +13,7 @@ import pytest
 from checkpoints.loader import CheckpointMismatchError
 from families.xlnet.checkpoints.hf_names import XLNetWeightsError
 from families.xlnet.checkpoints.parts import load_hf_xlnet
+from tests import warm_python
 from tests.conftest import ROOT
 from tests.families.xlnet.cases import TINY, build_ours, make_cases, permutation_inputs, run_ours
 from tests.families.xlnet.tolerance import float32_bound
@@ -101,9 +101,9 @@ def test_jax_backend_matches_hugging_face(tmp_path, references):
             np.savez(tmp_path / f"{name}.step{s}.npz", **inputs)
     (tmp_path / "cases.json").write_text(json.dumps({n: len(steps) for n, (_, steps) in CASES.items()}))
     script = os.path.join(ROOT, "tests", "families", "xlnet", "backend_forward.py")
-    subprocess.run([sys.executable, script, str(tmp_path)], check=True,
-                   env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
-                        "TF_CPP_MIN_LOG_LEVEL": "2"})
+    warm_python.run([sys.executable, script, str(tmp_path)], check=True,
+                    env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
+                         "TF_CPP_MIN_LOG_LEVEL": "2"})
     for name, (config, steps) in CASES.items():
         ours = [dict(np.load(tmp_path / f"{name}.step{s}.out.npz")) for s in range(len(steps))]
         assert all(str(step.pop("backend")) == "jax" for step in ours)

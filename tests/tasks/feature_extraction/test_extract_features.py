@@ -4,7 +4,6 @@ each word piece's character span in the input text."""
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 import keras
@@ -17,6 +16,7 @@ from families.bert.encoder import BertEncoder
 from families.bert.text_side import WordPieceText
 from tasks.feature_extraction.extraction import (InputLine, encode_lines, feature_records,
                                                  layers_model, read_input_lines)
+from tests import warm_python
 from tests.conftest import ROOT
 from tests.references import original_full_tokenizer
 from tests.tiny_config import TINY_CONFIG
@@ -99,10 +99,10 @@ def test_command_line(tmp_path, uncased_vocab_file):
     shutil.copy(uncased_vocab_file, model_dir / "vocab.txt")
     (tmp_path / "in.txt").write_text("Hello world ||| Second text\nJust one\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    subprocess.run([sys.executable, os.path.join(ROOT, "extract_features.py"),
-                    f"--input_file={tmp_path / 'in.txt'}", f"--output_file={out}",
-                    f"--init_checkpoint={model_dir}", "--layers=-1,-2", "--max_seq_length=16",
-                    "--batch_size=1"], check=True, cwd=ROOT, capture_output=True)
+    warm_python.run([sys.executable, os.path.join(ROOT, "extract_features.py"),
+                     f"--input_file={tmp_path / 'in.txt'}", f"--output_file={out}",
+                     f"--init_checkpoint={model_dir}", "--layers=-1,-2", "--max_seq_length=16",
+                     "--batch_size=1"], check=True, cwd=ROOT, capture_output=True)
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["linex_index"] for r in records] == [0, 1]
     assert [f["token"] for f in records[1]["features"]] == ["[CLS]", "just", "one", "[SEP]"]

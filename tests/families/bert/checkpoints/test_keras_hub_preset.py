@@ -5,7 +5,6 @@ preset is an error naming the file or variable."""
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 import h5py
@@ -23,6 +22,7 @@ from data.text.tokenization import FullTokenizer
 from data.text.vocab import Vocab
 from export.hub_encoder import build_hub_model
 from families.bert.encoder import BertEncoder
+from tests import warm_python
 from tests.conftest import ROOT
 from tests.export_harness import TINY_CONFIG, sentences
 from tests.references import minilm_dir
@@ -94,11 +94,11 @@ def test_runner_reads_a_preset_alone(tiny):
     lines = tiny["tmp"] / "lines.txt"
     lines.write_text("\n".join(sentences()[:3]) + "\n", encoding="utf-8")
     output = tiny["tmp"] / "features.jsonl"
-    subprocess.run([sys.executable, os.path.join(ROOT, "extract_features.py"),
-                    f"--init_checkpoint={tiny['preset']}", f"--input_file={lines}",
-                    f"--output_file={output}", "--layers=-1", "--max_seq_length=16"],
-                   check=True, cwd=ROOT, capture_output=True,
-                   env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+    warm_python.run([sys.executable, os.path.join(ROOT, "extract_features.py"),
+                     f"--init_checkpoint={tiny['preset']}", f"--input_file={lines}",
+                     f"--output_file={output}", "--layers=-1", "--max_seq_length=16"],
+                    check=True, cwd=ROOT, capture_output=True,
+                    env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
     features = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
     assert len(features) == 3
     inputs = encode_texts(FullTokenizer(tiny["vocab_file"], True), sentences()[:1], max_seq_length=16)
@@ -197,11 +197,11 @@ def test_minilm_through_the_converter_cli_matches_keras_hub(tmp_path):
     MiniLM itself was trained with the exact form (README: the difference)."""
     keras_hub = _needs_keras_hub()
     preset = str(tmp_path / "minilm")
-    subprocess.run([sys.executable, os.path.join(ROOT, "convert_checkpoint.py"),
-                    f"--init_checkpoint={minilm_dir()}", "--output_format=keras_hub",
-                    f"--output_dir={preset}", "--do_lower_case"],
-                   check=True, cwd=ROOT, capture_output=True,
-                   env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+    warm_python.run([sys.executable, os.path.join(ROOT, "convert_checkpoint.py"),
+                     f"--init_checkpoint={minilm_dir()}", "--output_format=keras_hub",
+                     f"--output_dir={preset}", "--do_lower_case"],
+                    check=True, cwd=ROOT, capture_output=True,
+                    env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
     vocab_file = os.path.join(minilm_dir(), "vocab.txt")
     tokenizer = FullTokenizer(vocab_file, do_lower_case=True)
     their_tokenizer = keras_hub.models.BertTokenizer.from_preset(preset)

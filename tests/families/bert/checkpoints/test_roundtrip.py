@@ -2,7 +2,6 @@
 included); the original google-research code and `transformers` read what we write."""
 
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -16,6 +15,7 @@ from checkpoints.tf_checkpoint import write_name_based
 from families.bert.config import BertConfig
 from families.bert.encoder import BertEncoder
 from families.bert.pretrainer import BertPretrainer
+from tests import warm_python
 from tests.conftest import ROOT
 
 CONFIG = BertConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
@@ -87,9 +87,9 @@ def test_original_google_research_code_reads_our_tf1_checkpoint(tmp_path):
     inputs = _inputs()
     np.savez(tmp_path / "inputs.npz", **inputs)
     script = os.path.join(ROOT, "tests", "original_bert_forward.py")
-    subprocess.run([sys.executable, script, prefix, str(tmp_path / "bert_config.json"),
-                    str(tmp_path / "inputs.npz"), str(tmp_path / "out.npz")],
-                   check=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "TF_USE_LEGACY_KERAS": "1"})
+    warm_python.run([sys.executable, script, prefix, str(tmp_path / "bert_config.json"),
+                     str(tmp_path / "inputs.npz"), str(tmp_path / "out.npz")],
+                    check=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "TF_USE_LEGACY_KERAS": "1"})
     theirs = np.load(tmp_path / "out.npz")
     ours = source(inputs)
     encoded = source.encoder({k: inputs[k] for k in ("input_word_ids", "input_mask", "input_type_ids")})

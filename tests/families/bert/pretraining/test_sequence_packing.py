@@ -2,7 +2,6 @@
 each of its instances exactly what the encoder and heads give it alone."""
 
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -19,6 +18,7 @@ from families.bert.pretraining.sequence_packing import pack_lengths, pack_rows
 from families.bert.pretraining.task import PretrainingTask
 from modeling.masks import position_ids_from_input_mask
 from tasks.pretraining.losses import pretraining_loss
+from tests import warm_python
 from tests.conftest import ROOT
 from tests.pretraining_records import TINY, write_records
 from training.optimization import OptimizerConfig
@@ -185,13 +185,13 @@ def test_the_command_line_packs_and_names_a_missing_input(tmp_path):
                            min_length=8)
     script = os.path.join(ROOT, "pack_pretraining_data.py")
     common = ["--max_seq_length=32", "--max_predictions_per_seq=4", "--max_sequences_per_pack=2"]
-    done = subprocess.run([sys.executable, script, f"--input_file={source}",
-                           f"--output_file={tmp_path / 'out.tfrecord'}", *common],
-                          capture_output=True, text=True)
+    done = warm_python.run([sys.executable, script, f"--input_file={source}",
+                            f"--output_file={tmp_path / 'out.tfrecord'}", *common],
+                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "20 instances in" in done.stderr and (tmp_path / "out.tfrecord").exists()
-    missing = subprocess.run([sys.executable, script, f"--input_file={tmp_path / 'none*.tfrecord'}",
-                              f"--output_file={tmp_path / 'other.tfrecord'}", *common],
-                             capture_output=True, text=True)
+    missing = warm_python.run([sys.executable, script, f"--input_file={tmp_path / 'none*.tfrecord'}",
+                               f"--output_file={tmp_path / 'other.tfrecord'}", *common],
+                              capture_output=True, text=True)
     assert missing.returncode != 0 and "none*.tfrecord" in missing.stderr
     assert not (tmp_path / "other.tfrecord").exists()

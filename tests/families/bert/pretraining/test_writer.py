@@ -5,12 +5,12 @@ bad input."""
 import dataclasses
 import os
 import random
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
+from tests import warm_python
 from tests.conftest import FIXTURES, ROOT
 
 from data.pretraining import features as F
@@ -302,8 +302,8 @@ def test_missing_input_or_vocab_is_a_clear_error_and_writes_nothing(tmp_path, un
 
 def run_create_pretraining_data(*flags, cwd=None):
     """The command line as a user runs it, in its own process."""
-    return subprocess.run([sys.executable, os.path.join(ROOT, "create_pretraining_data.py"), *flags],
-                          capture_output=True, text=True, timeout=60, cwd=cwd)
+    return warm_python.run([sys.executable, os.path.join(ROOT, "create_pretraining_data.py"), *flags],
+                           capture_output=True, text=True, timeout=60, cwd=cwd)
 
 
 def test_command_line_writes_shards_and_a_summary(tmp_path, uncased_vocab_file):

@@ -4,7 +4,6 @@ heads kept wherever the layout has them."""
 
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -14,6 +13,7 @@ from checkpoints.companion_files import resolve_encoder_config
 from checkpoints.tf_checkpoint import read_tensors, write_name_based
 from families.xlnet.checkpoints.parts import parts_to_tf1
 from convert_checkpoint import convert
+from tests import warm_python
 from tests.families.xlnet.checkpoints.random_weights import random_parts
 from tests.conftest import ROOT
 from tests.families.xlnet.cases import TINY
@@ -63,12 +63,12 @@ def test_hugging_face_output_names_the_class_that_holds_the_heads(tmp_path, orig
 def test_the_command_line_converts_and_refuses_what_a_family_cannot_write(tmp_path, original):
     run = [sys.executable, os.path.join(ROOT, "convert_checkpoint.py"), f"--init_checkpoint={original[0]}"]
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
-    subprocess.run(run + ["--output_format=tf1", f"--output_dir={tmp_path / 'out'}"], check=True, cwd=ROOT,
-                   env=env, capture_output=True)
+    warm_python.run(run + ["--output_format=tf1", f"--output_dir={tmp_path / 'out'}"], check=True, cwd=ROOT,
+                    env=env, capture_output=True)
     assert (tmp_path / "out" / "xlnet_model.ckpt.index").exists()
     assert (tmp_path / "out" / "xlnet_config.json").exists()
-    refused = subprocess.run(run + ["--output_format=keras_hub", f"--output_dir={tmp_path / 'kh'}"], cwd=ROOT,
-                             env=env, capture_output=True, text=True)
+    refused = warm_python.run(run + ["--output_format=keras_hub", f"--output_dir={tmp_path / 'kh'}"], cwd=ROOT,
+                              env=env, capture_output=True, text=True)
     assert refused.returncode != 0 and "keras_hub is written for BERT only, not XLNet" in refused.stderr
 
 

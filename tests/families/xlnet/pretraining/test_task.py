@@ -8,7 +8,6 @@ import logging
 import os
 import pathlib
 import shutil
-import subprocess
 import sys
 
 import numpy as np
@@ -24,6 +23,7 @@ from families.xlnet.pretraining.config import XLNetDataConfig
 from families.xlnet.pretraining.task import XLNetPretrainingTask
 from modeling.encoder_interface import build_encoder
 from tasks.classification.model import SequenceClassifier
+from tests import warm_python
 from tests.conftest import ROOT, assert_resumed_values, checkpoint_values
 from tests.families.xlnet.corpus import build_spiece, write_corpus
 from training.optimization import OptimizerConfig
@@ -207,9 +207,9 @@ MIRRORED = {"distribution_strategy": "mirrored", "grad_accum_steps": 2}
 
 def with_two_replicas(function, *args):
     """`function(*args)` (JSON-valued) run in a process with two CPU replicas."""
-    done = subprocess.run([sys.executable, "-c", TWO_REPLICAS, function.__name__, *map(str, args)],
-                          cwd=ROOT, env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
-                          capture_output=True, text=True, timeout=600)
+    done = warm_python.run([sys.executable, "-c", TWO_REPLICAS, function.__name__, *map(str, args)],
+                           cwd=ROOT, env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-4000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 

@@ -4,7 +4,6 @@ per shard, no empty shards, and bad input named by file and line."""
 
 import logging
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -18,6 +17,7 @@ from data.pretraining.writer import output_paths, shard_lines, write_pretraining
 from families.xlnet.pretraining.chunks import XLNetChunkProcessor, summary_lines
 from families.xlnet.pretraining.config import XLNetDataConfig
 from families.xlnet.pretraining.dataset import xlnet_pretraining_dataset
+from tests import warm_python
 from tests.conftest import ROOT
 from tests.families.xlnet.corpus import build_spiece, write_corpus
 
@@ -114,7 +114,7 @@ def test_settings_that_cannot_work_are_refused():
 
 def test_command_line(tmp_path, corpus, spiece):
     def run(*flags):
-        return subprocess.run(
+        return warm_python.run(
             [sys.executable, os.path.join(ROOT, "create_xlnet_pretraining_data.py"), f"--sp_path={spiece}",
              "--seq_len=32", "--reuse_len=16", "--bsz_per_host=4", "--num_predict=6", *flags],
             capture_output=True, text=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}, timeout=300)
@@ -138,7 +138,7 @@ def test_a_missing_or_truncated_spiece_model_is_an_error_line(tmp_path, corpus, 
     truncated = tmp_path / "truncated.model"
     truncated.write_bytes(open(spiece, "rb").read()[:1000])
     for model in (tmp_path / "absent.model", truncated):
-        done = subprocess.run(
+        done = warm_python.run(
             [sys.executable, os.path.join(ROOT, "create_xlnet_pretraining_data.py"), f"--sp_path={model}",
              f"--input_file={corpus}", f"--output_file={tmp_path}/out.tfrecord"],
             capture_output=True, text=True, timeout=300)

@@ -2,7 +2,6 @@
 original's preprocessing and digit-comma rule, and equal ids in-graph."""
 
 import os
-import subprocess
 import sys
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from data.pretraining.corpus_reader import CorpusError
 from data.text.sentencepiece_vocab import SPECIAL_SYMBOLS, train_sentencepiece
 from families.xlnet.tokenizer import XLNetTokenizer, preprocess_text
+from tests import warm_python
 from tests.conftest import ROOT
 
 # Dates and counts, so that the model learns pieces ending in a digit and a comma.
@@ -127,11 +127,11 @@ def test_command_line_writes_the_model(tmp_path):
     model = tmp_path / "out" / "spiece.model"
     run = [sys.executable, "build_spm_vocab.py", f"--input_file={corpus}", f"--model_file={model}",
            "--vocab_size=80", "--character_coverage=1.0"]
-    subprocess.run(run, cwd=ROOT, check=True, capture_output=True)
+    warm_python.run(run, cwd=ROOT, check=True, capture_output=True)
     assert XLNetTokenizer(str(model)).sp.get_piece_size() == 80
     assert os.listdir(tmp_path / "out") == ["spiece.model"]
-    bad = subprocess.run(run[:2] + [f"--input_file={_write(tmp_path / 'e.txt', [''])}"] + run[3:],
-                         cwd=ROOT, capture_output=True, text=True)
+    bad = warm_python.run(run[:2] + [f"--input_file={_write(tmp_path / 'e.txt', [''])}"] + run[3:],
+                          cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode != 0 and "empty corpus" in bad.stderr and "e.txt" in bad.stderr
 
 

@@ -1,0 +1,143 @@
+"""`run`, `subprocess.run` for the suite's command lines, each still a process of its
+own, forked from a Python that imported TensorFlow once (`tests/warm_python_server.py`)
+instead of importing it again (8 s of CPU on a 2-core host, a few hundred times a suite).
+
+What a cold start would see differently stays cold: a command whose environment
+changes what those imports read (the Keras backend, TensorFlow's start-up logging
+and oneDNN switch, CUDA's devices, Python's own variables such as PYTHONHASHSEED),
+input on stdin, or a command that is not the interpreter. A command whose claim is
+about start-up itself (no TensorFlow noise on stderr) calls `subprocess.run`.
+Children of one server share its hash seed: a check that needs two processes to
+differ in it must start them cold."""
+
+import atexit
+import concurrent.futures
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "warm_python_server.py")
+ROOT = os.path.dirname(os.path.dirname(SERVER))
+# What the server's imports read from the environment (and Python's start-up variables).
+_IMPORT_TIME = ("KERAS_BACKEND", "KERAS_HOME", "TF_CPP_MIN_LOG_LEVEL", "TF_CPP_MAX_VLOG_LEVEL",
+                "TF_ENABLE_ONEDNN_OPTS", "TF_USE_LEGACY_KERAS", "CUDA_VISIBLE_DEVICES")
+
+
+def _key(env):
+    return tuple(sorted((k, v) for k, v in env.items() if k in _IMPORT_TIME or k.startswith("PYTHON")))
+
+
+class _Server:
+    """One warm interpreter for one set of import-time variables; thread-safe."""
+
+    def __init__(self, env):
+        self._process = subprocess.Popen([sys.executable, SERVER], cwd=ROOT, env=env, stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, text=True, bufsize=1)
+        self._lock = threading.Lock()
+        self._next = 0
+        self._started, self._ended = {}, {}
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self._process.stdout:
+            what, request, value = line.split()
+            getattr(self, f"_{what}")[int(request)].set_result(int(value))
+        for futures in (self._started, self._ended):  # the server died: nothing more will come
+            for future in futures.values():
+                if not future.done():
+                    future.set_exception(RuntimeError(f"{SERVER} ended ({self._process.wait()})"))
+
+    def start(self, argv, cwd, env, stdout, stderr, umask):
+        """(pid, future of the return code) of a child running `argv`."""
+        with self._lock:
+            request = self._next
+            self._next += 1
+            self._started[request] = concurrent.futures.Future()
+            self._ended[request] = concurrent.futures.Future()
+            self._process.stdin.write(json.dumps({"id": request, "argv": argv, "cwd": cwd, "env": env,
+                                                  "stdout": stdout, "stderr": stderr, "umask": umask}) + "\n")
+        return self._started[request].result(timeout=300), self._ended[request]
+
+    def close(self):
+        self._process.stdin.close()
+        self._process.wait(timeout=60)
+
+
+_servers = {}
+_servers_lock = threading.Lock()
+
+
+def _server(env):
+    with _servers_lock:
+        key = _key(env)
+        if key not in _servers:
+            _servers[key] = _Server(env)
+        return _servers[key]
+
+
+@atexit.register
+def _close_servers():
+    for server in _servers.values():
+        server.close()
+
+
+def _warm(args, env, kwargs):
+    command = args[2:] if args[1:2] == ["-I"] else args[1:]  # -I: isolated from PYTHON* and the folder
+    return (args[0] == sys.executable and command and (command[0] in ("-c", "-m") or not command[0].startswith("-"))
+            and (args[1] != "-I" or command[0] == "-c")
+            and kwargs.get("input") is None and kwargs.get("stdin") is None
+            and env.get("KERAS_BACKEND", "tensorflow") == "tensorflow")
+
+
+def run(args, *, cwd=None, env=None, capture_output=False, text=False, timeout=None, check=False, **kwargs):
+    """`subprocess.run(args, ...)`, warm where a cold start would not differ (see the module)."""
+    args = [str(a) for a in args]
+    env = dict(os.environ if env is None else env)
+    if args[1:] in (["-"], ["-I", "-"]) and isinstance(kwargs.get("input"), str):
+        args = [*args[:-1], "-c", kwargs.pop("input")]  # the program on stdin, as `-c` takes it
+    if not _warm(args, env, kwargs):
+        return subprocess.run(args, cwd=cwd, env=env, capture_output=capture_output, text=text,
+                              timeout=timeout, check=check, **kwargs)
+    stdout, stderr, umask = (kwargs.pop(name, None) for name in ("stdout", "stderr", "umask"))
+    assert not kwargs, f"not supported warm: {sorted(kwargs)}"
+    folder = tempfile.mkdtemp(prefix="warm_python_")
+    try:
+        paths = [os.path.join(folder, name) for name in ("stdout", "stderr")]
+        if stderr == subprocess.STDOUT:
+            paths[1] = paths[0]
+        pid, ended = _server(env).start(args[1:], os.path.abspath(cwd or os.getcwd()), env, *paths,
+                                        None if umask is None or umask < 0 else umask)
+        try:
+            code = ended.result(timeout=timeout)
+        except concurrent.futures.TimeoutError:
+            os.kill(pid, 9)
+            ended.result(timeout=60)
+            raise subprocess.TimeoutExpired(args, timeout)
+        out, err = (_read(path) for path in paths)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if text:
+        out, err = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    out = _deliver(out, stdout, capture_output, sys.stdout)
+    err = None if stderr == subprocess.STDOUT else _deliver(err, stderr, capture_output, sys.stderr)
+    if check and code:
+        raise subprocess.CalledProcessError(code, args, out, err)
+    return subprocess.CompletedProcess(args, code, out, err)
+
+
+def _read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _deliver(output, target, captured, stream):
+    """The output `run` returns: kept where captured, else written where the caller sent it."""
+    if captured or target == subprocess.PIPE:
+        return output
+    if target is None:
+        stream.write(output if isinstance(output, str) else output.decode("utf-8", "replace"))
+    return None

@@ -1,0 +1,113 @@
+"""A Python that has imported TensorFlow, Keras and TensorFlow Text once and forks a
+child per command the suite runs (`tests/warm_python.py` talks to it): the child is a
+process of its own, started as `python <script> | -m <module> | -c <code>` would be,
+but without the 8 s those imports take on a small host. It imports no project code,
+so a child sees the project only as a cold process run from the same folder would.
+
+Requests come on stdin, one JSON object a line: {"id", "argv" (what follows the
+interpreter), "cwd", "env", "stdout", "stderr" (file paths), "umask"}; answers go to stdout:
+"started <id> <pid>" and, when the child ends, "ended <id> <return code>"."""
+
+import json
+import os
+import runpy
+import select
+import sys
+import traceback
+
+import keras  # noqa: F401  (the imports every child would make)
+import numpy  # noqa: F401
+import tensorflow  # noqa: F401
+import tensorflow_text  # noqa: F401
+
+_BASE_PATH = sys.path[1:]  # sys.path[0] is this file's folder; a child puts its own there
+# What `-I` (isolated: no PYTHON* variables, no script or working folder on the path) leaves of it.
+_ISOLATED_PATH = [p for p in _BASE_PATH if p not in os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+
+
+def _run(argv, cwd):
+    """Runs `argv` as the interpreter would; returns its exit status."""
+    os.chdir(cwd)
+    isolated = argv[0] == "-I"
+    if isolated:
+        argv = argv[1:]
+    if argv[0] == "-c":
+        sys.argv = ["-c", *argv[2:]]
+        sys.path[:] = _ISOLATED_PATH if isolated else ["", *_BASE_PATH]
+        runner = lambda: exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__"})  # noqa: E731
+    elif argv[0] == "-m":
+        sys.argv = [argv[1], *argv[2:]]
+        sys.path[:] = [cwd, *_BASE_PATH]
+        runner = lambda: runpy.run_module(argv[1], run_name="__main__", alter_sys=True)  # noqa: E731
+    else:
+        script = os.path.abspath(argv[0])
+        sys.argv = list(argv)
+        sys.path[:] = [os.path.dirname(script), *_BASE_PATH]
+        runner = lambda: runpy.run_path(script, run_name="__main__")  # noqa: E731
+    try:
+        runner()
+        return 0
+    except SystemExit as done:
+        if done.code is None or isinstance(done.code, int):
+            return done.code or 0
+        print(done.code, file=sys.stderr)
+        return 1
+    except BaseException:  # noqa: BLE001  (what an uncaught exception does to a cold process)
+        traceback.print_exc()
+        return 1
+
+
+def _child(request):
+    """In the forked child: its own streams, environment and folder, then the command."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
+        os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644), fd)
+    os.environ.clear()
+    os.environ.update(request["env"])
+    if request["umask"] is not None:
+        os.umask(request["umask"])
+    code = 1
+    try:
+        code = _run(request["argv"], request["cwd"])
+        import atexit
+        atexit._run_exitfuncs()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001
+                pass
+        os._exit(code if 0 <= code < 256 else 1)
+
+
+def main():
+    running = {}  # pid: request id
+    pending = ""
+    while True:
+        readable, _, _ = select.select([0], [], [], 0.05)
+        if readable:
+            chunk = os.read(0, 1 << 16).decode("utf-8")
+            if not chunk:
+                break
+            pending += chunk
+            while "\n" in pending:
+                line, pending = pending.split("\n", 1)
+                request = json.loads(line)
+                sys.stdout.flush()
+                pid = os.fork()
+                if pid == 0:
+                    _child(request)
+                running[pid] = request["id"]
+                print(f"started {request['id']} {pid}", flush=True)
+        while running:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            print(f"ended {running.pop(pid)} {os.waitstatus_to_exitcode(status)}", flush=True)
+    for pid in running:
+        os.kill(pid, 9)
+
+
+if __name__ == "__main__":
+    main()
