@@ -13,10 +13,12 @@ import os
 import runpy
 import select
 import sys
+import tempfile
 import traceback
+import types
 
 import keras  # noqa: F401  (the imports every child would make)
-import numpy  # noqa: F401
+import numpy
 import tensorflow  # noqa: F401
 import tensorflow_text  # noqa: F401
 
@@ -34,7 +36,8 @@ def _run(argv, cwd):
     if argv[0] == "-c":
         sys.argv = ["-c", *argv[2:]]
         sys.path[:] = _ISOLATED_PATH if isolated else ["", *_BASE_PATH]
-        runner = lambda: exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__"})  # noqa: E731
+        main = sys.modules["__main__"] = types.ModuleType("__main__")
+        runner = lambda: exec(compile(argv[1], "<string>", "exec"), main.__dict__)  # noqa: E731
     elif argv[0] == "-m":
         sys.argv = [argv[1], *argv[2:]]
         sys.path[:] = [cwd, *_BASE_PATH]
@@ -65,6 +68,8 @@ def _child(request):
         os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644), fd)
     os.environ.clear()
     os.environ.update(request["env"])
+    tempfile.tempdir = None  # found again from TMPDIR and the like, as a new process finds it
+    numpy.random.seed()  # its own draws, as a new process has (`random` reseeds itself at a fork)
     if request["umask"] is not None:
         os.umask(request["umask"])
     code = 1

@@ -10,19 +10,21 @@ import pytest
 from tests import warm_python
 from tests.conftest import ROOT
 
-SHOW = ("import json, os, sys\nprint(json.dumps([os.getpid(), os.getcwd(), os.environ.get('PICKED'), sys.argv[1:], "
-        "'tensorflow' in sys.modules, os.umask(0)]))\nprint('to stderr', file=sys.stderr)\nsys.exit(3)")
+SHOW = ("import json, os, random, sys, numpy\nprint(json.dumps([os.getpid(), os.getcwd(), os.environ.get('PICKED'), "
+        "sys.argv[1:], 'tensorflow' in sys.modules, os.umask(0), random.random(), numpy.random.rand()]))\n"
+        "print('to stderr', file=sys.stderr)\nsys.exit(3)")
 
 
 def test_a_command_runs_in_its_own_process_with_its_folder_environment_and_arguments(tmp_path):
     done = warm_python.run([sys.executable, "-c", SHOW, "a b", "c"], cwd=tmp_path, text=True,
                            env={**os.environ, "PICKED": "yes"}, capture_output=True, umask=0o077)
-    pid, cwd, picked, argv, warm, umask = json.loads(done.stdout)
+    pid, cwd, picked, argv, warm, umask, *draws = json.loads(done.stdout)
     assert done.returncode == 3 and done.stderr == "to stderr\n"
     assert pid != os.getpid() and cwd == str(tmp_path) and picked == "yes"
     assert argv == ["a b", "c"] and warm and umask == 0o077
     again = warm_python.run([sys.executable, "-c", SHOW], capture_output=True, text=True)
-    assert json.loads(again.stdout)[0] != pid  # another process each time
+    again = json.loads(again.stdout)
+    assert again[0] != pid and again[-2:] != draws  # another process each time, with its own random draws
 
 
 def test_a_script_and_a_module_run_as_the_interpreter_runs_them(tmp_path):
