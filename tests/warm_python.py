@@ -12,7 +12,6 @@ Children of one server share its hash seed: a check that needs two processes to
 differ in it must start them cold."""
 
 import atexit
-import collections
 import concurrent.futures
 import json
 import os
@@ -42,26 +41,17 @@ class _Server:
                                          stdout=subprocess.PIPE, text=True, bufsize=1)
         self._lock = threading.Lock()
         self._next = 0
-        self.running = 0  # children reserved (`_server`) and not ended
         self._started, self._ended = {}, {}
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
         for line in self._process.stdout:
             what, request, value = line.split()
-            if what == "ended":
-                with self._lock:
-                    self.running -= 1
             getattr(self, f"_{what}")[int(request)].set_result(int(value))
         for futures in (self._started, self._ended):  # the server died: nothing more will come
             for future in futures.values():
                 if not future.done():
                     future.set_exception(RuntimeError(f"{SERVER} ended ({self._process.wait()})"))
-
-    def reserve(self):
-        """Keeps the server open until one more child has ended."""
-        with self._lock:
-            self.running += 1
 
     def start(self, argv, cwd, env, stdout, stderr, umask):
         """(pid, future of the return code) of a child running `argv`."""
@@ -79,23 +69,15 @@ class _Server:
         self._process.wait(timeout=60)
 
 
-# A server holds about 400 MB of its own: a worker keeps the two it used last, and closes an
-# older one once its children have ended.
-KEPT = 2
-_servers = collections.OrderedDict()
+_servers = {}
 _servers_lock = threading.Lock()
 
 
 def _server(env):
-    """The server for `env`'s import-time variables, reserved for one child."""
     with _servers_lock:
         key = _key(env)
         if key not in _servers:
-            for old in [k for k, server in _servers.items() if not server.running][:max(0, len(_servers) + 1 - KEPT)]:
-                _servers.pop(old).close()
             _servers[key] = _Server(env)
-        _servers.move_to_end(key)
-        _servers[key].reserve()
         return _servers[key]
 
 
