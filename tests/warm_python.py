@@ -2,11 +2,10 @@
 own, forked from a Python that imported TensorFlow once (`tests/warm_python_server.py`)
 instead of importing it again (8 s of CPU on a 2-core host, a few hundred times a suite).
 
-A command whose environment changes what those imports read (the Keras backend,
-TensorFlow's start-up logging and oneDNN switch, CUDA's devices, Python's own
-variables such as PYTHONHASHSEED) gets a server of its own, started with them
-(JAX's devices are made after the fork, in the child). Input on stdin, interpreter
-options and commands that are not the interpreter start cold. A command whose claim is
+What a cold start would see differently stays cold: a command whose environment
+changes what those imports read (the Keras backend, TensorFlow's start-up logging
+and oneDNN switch, CUDA's devices, Python's own variables such as PYTHONHASHSEED),
+input on stdin, or a command that is not the interpreter. A command whose claim is
 about start-up itself (no TensorFlow noise on stderr) calls `subprocess.run`.
 Children of one server share its hash seed: a check that needs two processes to
 differ in it must start them cold."""
@@ -23,14 +22,13 @@ import threading
 
 SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "warm_python_server.py")
 ROOT = os.path.dirname(os.path.dirname(SERVER))
-# What the server's imports read from the environment (with Python's, JAX's and XLA's variables).
+# What the server's imports read from the environment (and Python's start-up variables).
 _IMPORT_TIME = ("KERAS_BACKEND", "KERAS_HOME", "TF_CPP_MIN_LOG_LEVEL", "TF_CPP_MAX_VLOG_LEVEL",
                 "TF_ENABLE_ONEDNN_OPTS", "TF_USE_LEGACY_KERAS", "CUDA_VISIBLE_DEVICES")
 
 
 def _key(env):
-    return tuple(sorted((k, v) for k, v in env.items()
-                        if k in _IMPORT_TIME or k.startswith(("PYTHON", "JAX_", "XLA_"))))
+    return tuple(sorted((k, v) for k, v in env.items() if k in _IMPORT_TIME or k.startswith("PYTHON")))
 
 
 class _Server:
@@ -91,7 +89,8 @@ def _warm(args, env, kwargs):
     command = args[2:] if args[1:2] == ["-I"] else args[1:]  # -I: isolated from PYTHON* and the folder
     return (args[0] == sys.executable and command and (command[0] in ("-c", "-m") or not command[0].startswith("-"))
             and (args[1] != "-I" or command[0] == "-c")
-            and kwargs.get("input") is None and kwargs.get("stdin") is None)
+            and kwargs.get("input") is None and kwargs.get("stdin") is None
+            and env.get("KERAS_BACKEND", "tensorflow") == "tensorflow")
 
 
 def run(args, *, cwd=None, env=None, capture_output=False, text=False, timeout=None, check=False, **kwargs):

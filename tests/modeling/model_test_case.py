@@ -22,7 +22,6 @@ from typing import Callable
 import keras
 import numpy as np
 
-from tests import warm_python
 from tests.conftest import ROOT
 
 # fp32 through two layers on values of order 1, as tests/families/bert/test_backends.py.
@@ -91,9 +90,9 @@ def jax_outputs(cases, directory):
         model.save(os.path.join(directory, f"{case.name}.keras"))
         np.savez(os.path.join(directory, f"{case.name}.inputs.npz"), **inputs)
     script = os.path.join(ROOT, "tests", "modeling", "keras_file_forward.py")
-    warm_python.run([sys.executable, script, directory, *tensorflow], check=True,
-                    env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
-                         "TF_CPP_MIN_LOG_LEVEL": "2"})
+    subprocess.run([sys.executable, script, directory, *tensorflow], check=True,
+                   env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
+                        "TF_CPP_MIN_LOG_LEVEL": "2"})
     return {name: (outputs, dict(np.load(os.path.join(directory, f"{name}.jax.npz"))))
             for name, outputs in tensorflow.items()}
 

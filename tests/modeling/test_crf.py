@@ -12,6 +12,7 @@ logs of a row at 6e-8 of values up to ~30 here, which bounds the error by
 
 import itertools
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -19,7 +20,6 @@ import pytest
 import tensorflow as tf
 
 from modeling.crf import log_partition, negative_log_likelihood, viterbi_tags
-from tests import warm_python
 from tests.conftest import ROOT
 
 TOLERANCE = {"rtol": 1e-5, "atol": 1e-5}
@@ -146,8 +146,8 @@ def test_jax_equals_enumeration(tmp_path):
     pytest.importorskip("jax")
     values = CASES["4_labels"]
     np.savez(tmp_path / "4_labels.npz", **values)
-    warm_python.run([sys.executable, os.path.join(ROOT, "tests", "modeling", "crf_backend.py"),
-                     str(tmp_path), "4_labels"], check=True,
-                    env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
-                         "TF_CPP_MIN_LOG_LEVEL": "2"})
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests", "modeling", "crf_backend.py"),
+                    str(tmp_path), "4_labels"], check=True,
+                   env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
+                        "TF_CPP_MIN_LOG_LEVEL": "2"})
     check(dict(np.load(tmp_path / "4_labels.jax.npz")), values)

@@ -4,6 +4,7 @@ and the keep mask's statistics. Off a GPU the kernel runs in Pallas's
 interpreter, the same kernel code that Triton compiles on one."""
 
 import os
+import subprocess
 import sys
 
 import jax
@@ -13,7 +14,6 @@ import pytest
 
 from modeling import flash_attention
 from modeling.masks import attention_mask_from_input_mask
-from tests import warm_python
 
 BATCH, SEQ, HEADS, HEAD_SIZE = 2, 2 * flash_attention.BLOCK, 2, 16
 SEED = 1234
@@ -205,7 +205,7 @@ def test_the_self_check_covers_each_tile_size_the_kernel_chooses(monkeypatch, ca
 
 def test_the_attention_layer_runs_the_kernel_in_training_under_jax():
     script = os.path.join(ROOT, "tests", "modeling", "fused_dropout_layer.py")
-    done = warm_python.run([sys.executable, script], capture_output=True, text=True,
-                           env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
-                                "TF_CPP_MIN_LOG_LEVEL": "2"})
+    done = subprocess.run([sys.executable, script], capture_output=True, text=True,
+                          env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
+                               "TF_CPP_MIN_LOG_LEVEL": "2"})
     assert done.returncode == 0, done.stdout + done.stderr
