@@ -2,11 +2,12 @@
 own, forked from a Python that imported TensorFlow once (`tests/warm_python_server.py`)
 instead of importing it again (8 s of CPU on a 2-core host, a few hundred times a suite).
 
-What a cold start would see differently stays cold: a command whose environment
-changes what those imports read (the Keras backend, TensorFlow's start-up logging
-and oneDNN switch, CUDA's devices, Python's own variables such as PYTHONHASHSEED),
-input on stdin, or a command that is not the interpreter. A command whose claim is
-about start-up itself (no TensorFlow noise on stderr) calls `subprocess.run`.
+A command whose environment changes what those imports read (TensorFlow's start-up
+logging and oneDNN switch, CUDA's devices, Python's own variables such as
+PYTHONHASHSEED) gets a server started with that environment. Another Keras backend
+starts cold (forked, a JAX child ran ten times slower than a cold one), as do input
+on stdin, interpreter options and programs other than the interpreter. A command whose
+claim is about start-up itself (no TensorFlow noise on stderr) calls `subprocess.run`.
 Children of one server share its hash seed: a check that needs two processes to
 differ in it must start them cold."""
 
