@@ -5,8 +5,8 @@ instead of importing it again (8 s of CPU on a 2-core host, a few hundred times 
 A command whose environment changes what those imports read (TensorFlow's start-up
 logging and oneDNN switch, CUDA's devices, Python's own variables such as
 PYTHONHASHSEED) gets a server started with that environment. Another Keras backend
-starts cold (forked, a JAX child ran ten times slower than a cold one), as do input
-on stdin, interpreter options and programs other than the interpreter. A command whose
+starts cold (a server importing Keras under JAX is not proven in a whole suite run),
+as do input on stdin, interpreter options and programs other than the interpreter. A command whose
 claim is about start-up itself (no TensorFlow noise on stderr) calls `subprocess.run`.
 Children of one server share its hash seed: a check that needs two processes to
 differ in it must start them cold."""
