@@ -1,13 +1,14 @@
 """`run`, `subprocess.run` for the suite's command lines, each still a process of its
 own, forked from a Python that imported TensorFlow once (`tests/warm_python_server.py`)
-instead of importing it again (8 s of CPU on a 2-core host, a few hundred times a suite).
+instead of importing it again (8 s of CPU on a 2-core host, for each command).
 
 A command whose environment changes what those imports read (TensorFlow's start-up
 logging and oneDNN switch, CUDA's devices, Python's own variables such as
 PYTHONHASHSEED) gets a server started with that environment. Another Keras backend
 starts cold (a server importing Keras under JAX is not proven in a whole suite run),
-as do input on stdin, interpreter options and programs other than the interpreter. A command whose
-claim is about start-up itself (no TensorFlow noise on stderr) calls `subprocess.run`.
+as do input on stdin, interpreter options and programs other than the interpreter.
+A command whose claim is about start-up itself (no TensorFlow noise on stderr) calls
+`subprocess.run`.
 Children of one server share its hash seed: a check that needs two processes to
 differ in it must start them cold."""
 
@@ -21,8 +22,9 @@ import sys
 import tempfile
 import threading
 
-SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "warm_python_server.py")
-ROOT = os.path.dirname(os.path.dirname(SERVER))
+from tests.conftest import ROOT
+
+SERVER = os.path.join(ROOT, "tests", "warm_python_server.py")
 # What the server's imports read from the environment (and Python's start-up variables).
 _IMPORT_TIME = ("KERAS_BACKEND", "KERAS_HOME", "TF_CPP_MIN_LOG_LEVEL", "TF_CPP_MAX_VLOG_LEVEL",
                 "TF_ENABLE_ONEDNN_OPTS", "TF_USE_LEGACY_KERAS", "CUDA_VISIBLE_DEVICES")

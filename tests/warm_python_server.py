@@ -8,6 +8,7 @@ Requests come on stdin, one JSON object a line: {"id", "argv" (what follows the
 interpreter), "cwd", "env", "stdout", "stderr" (file paths), "umask"}; answers go to stdout:
 "started <id> <pid>" and, when the child ends, "ended <id> <return code>"."""
 
+import atexit
 import json
 import os
 import runpy
@@ -75,8 +76,7 @@ def _child(request):
     code = 1
     try:
         code = _run(request["argv"], request["cwd"])
-        import atexit
-        atexit._run_exitfuncs()
+        atexit._run_exitfuncs()  # what the interpreter runs at its exit, os._exit skips
     finally:
         for stream in (sys.stdout, sys.stderr):
             try:
