@@ -10,7 +10,8 @@ as do input on stdin, interpreter options and programs other than the interprete
 A command whose claim is about start-up itself (no TensorFlow noise on stderr) calls
 `subprocess.run`.
 Children of one server share its hash seed: a check that needs two processes to
-differ in it must start them cold."""
+differ in it must start them cold. WARM_PYTHON=0 starts every command cold (to
+measure what the servers save)."""
 
 import atexit
 import concurrent.futures
@@ -93,7 +94,8 @@ def _warm(args, env, kwargs):
     return (args[0] == sys.executable and command and (command[0] in ("-c", "-m") or not command[0].startswith("-"))
             and (args[1] != "-I" or command[0] == "-c")
             and kwargs.get("input") is None and kwargs.get("stdin") is None
-            and env.get("KERAS_BACKEND", "tensorflow") == "tensorflow")
+            and env.get("KERAS_BACKEND", "tensorflow") == "tensorflow"
+            and os.environ.get("WARM_PYTHON") != "0")
 
 
 def run(args, *, cwd=None, env=None, capture_output=False, text=False, timeout=None, check=False, **kwargs):
