@@ -73,10 +73,11 @@ def test_xlnet_from_the_original_layout_serves_its_predictions(tmp_path, xlnet_r
     for split, rows in (("train", range(24)), ("dev", range(100, 104)), ("test", range(200, 204))):
         (data_dir / f"{split}.txt").write_text("\n".join(_house_sentence(i) for i in rows))
     output_dir, export_dir = tmp_path / "run", tmp_path / "serving" / "1"
-    # Sentences of 20 pieces: two windows each. Trained until its tags are mixed.
+    # Sentences of 20 pieces: two windows each. Trained until its tags are mixed (at 1e-2 the
+    # run fell to all "O" on an Intel Xeon with AVX-512, though not on AMD EPYC hosts).
     results, sentences = _run_ner(data_dir, output_dir, export_dir,
                                   f"--init_checkpoint={xlnet_release}", "--num_train_epochs=10",
-                                  "--learning_rate=1e-2")
+                                  "--learning_rate=1e-3")
     assert {"eval_f1", "eval_DATE_f1", "eval_COL_f1", "global_step"} <= set(results)
     assert [s[6][:2] for s in sentences] == [[COLOURS[i % 3], "B-COL"] for i in range(200, 204)]
     with open(output_dir / "export_meta.json", encoding="utf-8") as f:
