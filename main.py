@@ -24,6 +24,8 @@
 6. load the SavedModel in a fresh process that imports only TensorFlow and
    tensorflow_text and classify a few sentences,
 then print a summary of what was built, where, the metrics and the timings.
+Every stage is a process of its own, forked from one interpreter that imported
+TensorFlow once (`utils.warm_start`), but the serving stage (a new interpreter).
 Nothing is downloaded.
 """
 
@@ -44,6 +46,7 @@ from demo.pretrained import FamilyJob, read_key_values
 from demo.progress import Stage, StageError, run_stage, run_stages
 from demo.stdlib_corpus import write_corpus
 from demo.threads import cores, shared_out
+from utils.warm_start import WarmStart
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 LABELLED_DIR = os.path.join(ROOT, "assets", "demo_word_order")
@@ -111,6 +114,15 @@ def main():
         "selection_classifier", "selection_scratch")}
     # TF_CPP_MIN_LOG_LEVEL=3: no C++ start-up lines (e.g. cuInit's "no CUDA device") on a CPU machine.
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": ROOT}
+    os.makedirs(paths["logs"])
+    # The stages fork from one interpreter that imported TensorFlow while the corpus is written.
+    with open(os.path.join(paths["logs"], "warm_start.log"), "w", encoding="utf-8") as server_log, \
+            WarmStart(env, stderr=server_log) as warm:
+        run_job(args, family, work, paths, env, warm)
+
+
+def run_job(args, family, work, paths, env, warm):
+    """The job's stages, each a process of its own forked from `warm` (a `WarmStart`)."""
     timings, together, start = {}, set(), time.time()
 
     def log(name):
@@ -118,7 +130,7 @@ def main():
 
     def stage(name, args, batch_size=None, threads=None):
         """One stage; `threads`: environment variables sizing its TensorFlow thread pools."""
-        timings[name] = run_stage(name, args, log(name), ROOT, {**env, **(threads or {})}, batch_size)
+        timings[name] = run_stage(name, args, log(name), ROOT, {**env, **(threads or {})}, batch_size, warm)
 
     def side_by_side(*stages):
         """`Stage`s one per core at a time (at least two), the cores shared out: each spends
@@ -128,7 +140,7 @@ def main():
         for stage in stages:
             stage.log_path, stage.env = log(stage.name), {**env, **shared_out(slots)}
         together.update(stage.name for stage in stages)
-        timings.update(run_stages(stages, ROOT, slots))
+        timings.update(run_stages(stages, ROOT, slots, warm))
 
     print("=== corpus", flush=True)
     max_modules = 40 if args.quick else None
@@ -165,7 +177,7 @@ def main():
         Stage("fine-tuning from scratch", [*fine_tuning(LABELLED_DIR, f"--learning_rate={chosen['scratch'][0]:g}"),
                                            f"--output_dir={paths['scratch']}"], FINE_TUNE_BATCH),
         Stage("serving in a fresh process", ["-c", SERVE_IN_FRESH_PROCESS, paths["serving"], json.dumps(SENTENCES)],
-              after=("fine-tuning from pretrained",)),
+              after=("fine-tuning from pretrained",), cold=True),
         Stage("TF Hub export", [
             "-m", "export.export_hub", f"--init_checkpoint={pretrained.checkpoint}", *pretrained.runner_flags,
             f"--seq_length={pretrained.seq_length}", f"--export_dir={paths['hub']}"]))

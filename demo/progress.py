@@ -110,31 +110,35 @@ class StageOutput:
 
 @dataclasses.dataclass
 class Stage:
-    """`python args...`, its output to `log_path`; it starts once the stages named in `after` ended."""
+    """`python args...`, its output to `log_path`; it starts once the stages named in `after`
+    ended. `cold`: started as a new interpreter even where the others start warm (its claim is
+    about a fresh process)."""
     name: str
     args: list
     batch_size: int = None
     after: tuple = ()
     log_path: str = None
     env: dict = None
+    cold: bool = False
 
 
-def run_stage(name, args, log_path, cwd, env, batch_size=None):
+def run_stage(name, args, log_path, cwd, env, batch_size=None, warm=None):
     """Runs `python args...`; returns its wall time in seconds. Raises StageError on failure."""
-    return run_stages([Stage(name, args, batch_size, log_path=log_path, env=env)], cwd)[name]
+    return run_stages([Stage(name, args, batch_size, log_path=log_path, env=env)], cwd, warm=warm)[name]
 
 
-def run_stages(stages, cwd, slots=1):
+def run_stages(stages, cwd, slots=1, warm=None):
     """Runs `stages` (`Stage`s), up to `slots` at once, each in list order once a slot is free
     and the stages it comes after have ended; returns {name: seconds from its start to its end}.
-    A failing stage stops the others and raises StageError."""
+    A failing stage stops the others and raises StageError. `warm`: a `utils.warm_start.WarmStart`
+    the stages are forked from (but `cold` ones) instead of each importing TensorFlow anew."""
     lines, running, ended, seconds = queue.Queue(), {}, set(), {}
     waiting = list(stages)
     try:
         while waiting or running:
             for stage in [s for s in waiting if set(s.after) <= ended][:slots - len(running)]:
                 waiting.remove(stage)
-                running[stage.name] = _start(stage, cwd, lines)
+                running[stage.name] = _start(stage, cwd, lines, None if stage.cold else warm)
             if not running:
                 raise ValueError(f"{', '.join(s.name for s in waiting)}: after stages that are not run")
             try:
@@ -165,12 +169,16 @@ def run_stages(stages, cwd, slots=1):
             output.log.close()
 
 
-def _start(stage, cwd, lines):
-    """(process, StageOutput, stage) of `stage` started, its lines put on `lines` as (name, line)."""
+def _start(stage, cwd, lines, warm):
+    """(process, StageOutput, stage) of `stage` started (forked from `warm` where given), its
+    lines put on `lines` as (name, line)."""
     print(f"\n=== {stage.name}", flush=True)
     os.makedirs(os.path.dirname(stage.log_path), exist_ok=True)
-    process = subprocess.Popen([sys.executable, *stage.args], cwd=cwd, env=stage.env, text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if warm is not None:
+        process = warm.popen(stage.args, cwd, stage.env)
+    else:
+        process = subprocess.Popen([sys.executable, *stage.args], cwd=cwd, env=stage.env, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     output = StageOutput(stage.name, open(stage.log_path, "w", encoding="utf-8"), stage.batch_size)
     threading.Thread(target=read_lines, daemon=True, args=(
         process.stdout, lambda line: lines.put((stage.name, line)))).start()

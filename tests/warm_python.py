@@ -1,10 +1,9 @@
 """`run`, `subprocess.run` for the suite's command lines, each still a process of its
-own, forked from a Python that imported TensorFlow once (`tests/warm_python_server.py`)
-instead of importing it again (8 s of CPU on a 2-core host, for each command).
+own, forked from a Python that imported TensorFlow once (`utils.warm_start`) instead
+of importing it again (8 s of CPU on a 2-core host, for each command).
 
-A command whose environment changes what those imports read (TensorFlow's start-up
-logging and oneDNN switch, CUDA's devices, Python's own variables such as
-PYTHONHASHSEED) gets a server started with that environment. Another Keras backend
+A command whose environment changes what those imports read gets a server started
+with that environment (`utils.warm_start.import_time_key`). Another Keras backend
 starts cold (a server importing Keras under JAX is not proven in a whole suite run),
 as do input on stdin, interpreter options and programs other than the interpreter.
 A command whose claim is about start-up itself (no TensorFlow noise on stderr) calls
@@ -15,7 +14,6 @@ measure what the servers save)."""
 
 import atexit
 import concurrent.futures
-import json
 import os
 import shutil
 import subprocess
@@ -23,53 +21,7 @@ import sys
 import tempfile
 import threading
 
-from tests.conftest import ROOT
-
-SERVER = os.path.join(ROOT, "tests", "warm_python_server.py")
-# What the server's imports read from the environment (and Python's start-up variables).
-_IMPORT_TIME = ("KERAS_BACKEND", "KERAS_HOME", "TF_CPP_MIN_LOG_LEVEL", "TF_CPP_MAX_VLOG_LEVEL",
-                "TF_ENABLE_ONEDNN_OPTS", "TF_USE_LEGACY_KERAS", "CUDA_VISIBLE_DEVICES")
-
-
-def _key(env):
-    return tuple(sorted((k, v) for k, v in env.items() if k in _IMPORT_TIME or k.startswith("PYTHON")))
-
-
-class _Server:
-    """One warm interpreter for one set of import-time variables; thread-safe."""
-
-    def __init__(self, env):
-        self._process = subprocess.Popen([sys.executable, SERVER], cwd=ROOT, env=env, stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, text=True, bufsize=1)
-        self._lock = threading.Lock()
-        self._next = 0
-        self._started, self._ended = {}, {}
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self._process.stdout:
-            what, request, value = line.split()
-            getattr(self, f"_{what}")[int(request)].set_result(int(value))
-        for futures in (self._started, self._ended):  # the server died: nothing more will come
-            for future in futures.values():
-                if not future.done():
-                    future.set_exception(RuntimeError(f"{SERVER} ended ({self._process.wait()})"))
-
-    def start(self, argv, cwd, env, stdout, stderr, umask):
-        """(pid, future of the return code) of a child running `argv`."""
-        with self._lock:
-            request = self._next
-            self._next += 1
-            self._started[request] = concurrent.futures.Future()
-            self._ended[request] = concurrent.futures.Future()
-            self._process.stdin.write(json.dumps({"id": request, "argv": argv, "cwd": cwd, "env": env,
-                                                  "stdout": stdout, "stderr": stderr, "umask": umask}) + "\n")
-        return self._started[request].result(timeout=300), self._ended[request]
-
-    def close(self):
-        self._process.stdin.close()
-        self._process.wait(timeout=60)
-
+from utils.warm_start import WarmStart, import_time_key
 
 _servers = {}
 _servers_lock = threading.Lock()
@@ -77,9 +29,9 @@ _servers_lock = threading.Lock()
 
 def _server(env):
     with _servers_lock:
-        key = _key(env)
+        key = import_time_key(env)
         if key not in _servers:
-            _servers[key] = _Server(env)
+            _servers[key] = WarmStart(env)
         return _servers[key]
 
 
@@ -114,8 +66,13 @@ def run(args, *, cwd=None, env=None, capture_output=False, text=False, timeout=N
         paths = [os.path.join(folder, name) for name in ("stdout", "stderr")]
         if stderr == subprocess.STDOUT:
             paths[1] = paths[0]
-        pid, ended = _server(env).start(args[1:], os.path.abspath(cwd or os.getcwd()), env, *paths,
-                                        None if umask is None or umask < 0 else umask)
+        streams = [os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644) for path in paths]
+        try:
+            pid, ended = _server(env).start(args[1:], cwd or os.getcwd(), env, *streams,
+                                            None if umask is None or umask < 0 else umask)
+        finally:
+            for stream in streams:
+                os.close(stream)
         try:
             code = ended.result(timeout=timeout)
         except concurrent.futures.TimeoutError:

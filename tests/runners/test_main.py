@@ -335,32 +335,56 @@ with open(__file__) as f:
     assert _docstrings(str(path)) == ["Module.", "A.", "A.f.", "g.", "j.", "B.", "h.", "i."]
 
 
-def run_stages(tmp_path, *scripts, after=None, slots=2):
+def run_stages(tmp_path, *scripts, after=None, slots=2, warm=None):
     from demo.progress import Stage, run_stages as run
     stages = [Stage(f"stage {i}", ["-c", script], after=(after or {}).get(i, ()),
                     log_path=str(tmp_path / f"{i}.log"), env=dict(os.environ)) for i, script in enumerate(scripts)]
-    return run(stages, str(tmp_path), slots=slots)
+    return run(stages, str(tmp_path), slots=slots, warm=warm)
 
 
-def test_side_by_side_stages_run_at_once(tmp_path, capsys):
+@pytest.fixture(scope="module")
+def warm_start():
+    """The interpreter the main job forks its stages from."""
+    from utils.warm_start import WarmStart
+    with WarmStart(dict(os.environ)) as server:
+        yield server
+
+
+def check_side_by_side(tmp_path, capsys, warm):
     """Each stage waits for the other's file: they end only if both run at once."""
     meet = ("import os, sys, time\nopen('{me}', 'w').close()\ndeadline = time.time() + 30\n"
             "while not os.path.exists('{other}'):\n"
             "    if time.time() > deadline: sys.exit('alone')\n"
             "    time.sleep(0.05)\nprint('met {me}')\n")
-    seconds = run_stages(tmp_path, meet.format(me="a", other="b"), meet.format(me="b", other="a"))
+    seconds = run_stages(tmp_path, meet.format(me="a", other="b"), meet.format(me="b", other="a"), warm=warm)
     assert set(seconds) == {"stage 0", "stage 1"}
     assert (tmp_path / "0.log").read_text() == "met a\n" and (tmp_path / "1.log").read_text() == "met b\n"
     out = capsys.readouterr().out
     assert "=== stage 0" in out and "=== stage 1" in out and "stage 1: done in" in out
 
 
-def test_a_failing_stage_stops_the_one_beside_it(tmp_path):
+def test_side_by_side_stages_run_at_once(tmp_path, capsys):
+    check_side_by_side(tmp_path, capsys, None)
+
+
+def test_side_by_side_stages_forked_warm_run_at_once(tmp_path, capsys, warm_start):
+    check_side_by_side(tmp_path, capsys, warm_start)
+
+
+def check_failing_stage(tmp_path, warm):
     from demo.progress import StageError
     start = time.time()
     with pytest.raises(StageError, match=r"stage 0 failed \(exit 3\).*0\.log:\nboom"):
-        run_stages(tmp_path, "import sys; print('boom'); sys.exit(3)", "import time; time.sleep(60)")
+        run_stages(tmp_path, "import sys; print('boom'); sys.exit(3)", "import time; time.sleep(60)", warm=warm)
     assert time.time() - start < 30
+
+
+def test_a_failing_stage_stops_the_one_beside_it(tmp_path):
+    check_failing_stage(tmp_path, None)
+
+
+def test_a_failing_stage_forked_warm_stops_the_one_beside_it(tmp_path, warm_start):
+    check_failing_stage(tmp_path, warm_start)
 
 
 def test_micro_batches_side_by_side_split_the_batch_over_the_cores(monkeypatch):

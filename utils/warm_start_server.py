@@ -1,18 +1,23 @@
 """A Python that has imported TensorFlow, Keras and TensorFlow Text once and forks a
-child per command the suite runs (`tests/warm_python.py` talks to it): the child is a
-process of its own, started as `python <script> | -m <module> | -c <code>` would be,
-but without the 8 s those imports take on a small host. It imports no project code,
-so a child sees the project only as a cold process run from the same folder would.
+child per command (`utils/warm_start.py` is its other side): the child is a process of
+its own, started as `python <script> | -m <module> | -c <code>` would be, but without
+the seconds those imports take on a small host. Run by its path, it imports no project
+code, so a child sees the project only as a cold process run from the same folder would.
+
+    python utils/warm_start_server.py <fd of a Unix socket>
 
 Requests come on stdin, one JSON object a line: {"id", "argv" (what follows the
-interpreter), "cwd", "env", "stdout", "stderr" (file paths), "umask"}; answers go to stdout:
-"started <id> <pid>" and, when the child ends, "ended <id> <return code>"."""
+interpreter), "cwd", "env", "umask"}, and with each, on the socket, the child's stdout
+and stderr as two file descriptors. Answers go to stdout: "started <id> <pid>" and,
+when the child ends, "ended <id> <return code>". At the end of stdin (its starter
+gone) the children still running are killed."""
 
 import atexit
 import json
 import os
 import runpy
 import select
+import socket
 import sys
 import tempfile
 import traceback
@@ -61,12 +66,13 @@ def _run(argv, cwd):
         return 1
 
 
-def _child(request):
+def _child(request, streams):
     """In the forked child: its own streams, environment and folder, then the command."""
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
-        os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644), fd)
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    for fd, stream in zip((1, 2), streams):
+        os.dup2(stream, fd)
+    for stream in streams:
+        os.close(stream)
     os.environ.clear()
     os.environ.update(request["env"])
     tempfile.tempdir = None  # found again from TMPDIR and the like, as a new process finds it
@@ -87,6 +93,7 @@ def _child(request):
 
 
 def main():
+    streams_socket = socket.socket(fileno=int(sys.argv[1]))
     running = {}  # pid: request id
     pending = ""
     while True:
@@ -99,10 +106,14 @@ def main():
             while "\n" in pending:
                 line, pending = pending.split("\n", 1)
                 request = json.loads(line)
+                _, streams, _, _ = socket.recv_fds(streams_socket, 1, 2)
                 sys.stdout.flush()
                 pid = os.fork()
                 if pid == 0:
-                    _child(request)
+                    streams_socket.close()
+                    _child(request, streams)
+                for stream in streams:
+                    os.close(stream)
                 running[pid] = request["id"]
                 print(f"started {request['id']} {pid}", flush=True)
         while running:
