@@ -28,6 +28,11 @@ pytest_plugins = ["tests.suite_schedule"]  # the groups longest first
 
 SHARED_DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
+# A child process's environment for the checks that Keras on JAX (CPU) computes what TensorFlow does (the
+# backend is fixed per process). XLA's CPU code is generated without LLVM's optimisations: the same HLO
+# computed, compiled in about half the time (each initializer, each op of an eager call is compiled alone).
+JAX_CPU = {"KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu", "TF_CPP_MIN_LOG_LEVEL": "2",
+           "XLA_FLAGS": "--xla_backend_optimization_level=0"}
 
 
 @pytest.hookimpl(tryfirst=True)

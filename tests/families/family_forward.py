@@ -24,7 +24,8 @@ def main(name, directory):
     encoder = family.build_encoder(config)
     encoder.load_weights(os.path.join(directory, "encoder.weights.h5"))
     inputs = dict(np.load(os.path.join(directory, "inputs.npz")))
-    outputs = encoder(inputs, training=False)
+    # Compiled whole, as Keras's predict runs a model: op by op, JAX would compile every op of the forward alone.
+    outputs = encoder.predict(inputs, batch_size=len(inputs["input_mask"]), verbose=0)
     arrays = {key: np.stack([keras.ops.convert_to_numpy(v) for v in value])
               if isinstance(value, (list, tuple)) else keras.ops.convert_to_numpy(value)
               for key, value in outputs.items()}

@@ -36,7 +36,7 @@ from modeling.feature_based_models import feature_based
 from tasks.classification.model import FeatureBasedClassifier, SequenceClassifier
 from tasks.question_answering.squad_reader import read_squad_file
 from tests import warm_python
-from tests.conftest import FIXTURES, ROOT, read_json, read_squad_predictions
+from tests.conftest import FIXTURES, JAX_CPU, ROOT, read_json, read_squad_predictions
 from tests.data.text.test_text_side import TEXTS_A, TEXTS_B
 from tests.export_harness import HOSTILE_TEXTS, run_fresh
 
@@ -214,7 +214,7 @@ def test_the_jax_backend_computes_the_same(name, family, encoder, config, batch,
     script = os.path.join(ROOT, "tests", "families", "family_forward.py")
     done = warm_python.run([sys.executable, script, name, str(tmp_path)], capture_output=True,
                            text=True, timeout=600,
-                           env={**ENV, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu"})
+                           env={**ENV, **JAX_CPU})
     assert done.returncode == 0, done.stderr[-3000:]
     jax_outputs = dict(np.load(tmp_path / "outputs.npz"))
     assert str(jax_outputs.pop("backend")) == "jax"
@@ -532,13 +532,16 @@ import tensorflow_text  # noqa: F401  (the graph tokenizers' ops)
 texts = tf.constant(["The red house has two doors.", ""])
 others = tf.constant(["A house with doors.", "Nothing at all."])
 shapes = {}
+loaded = {}
 
 def put(name, outputs):
     shapes[name] = {k: (v.shape.as_list() if not isinstance(v, list)
                         else [len(v)] + v[0].shape.as_list()) for k, v in outputs.items()}
 
-def serve(task):
-    return tf.saved_model.load(ARGS["exports"][task]).signatures["serving_default"]
+def serve(task):  # each SavedModel loaded once, as a server holds it (a first call sets its graph up)
+    if task not in loaded:
+        loaded[task] = tf.saved_model.load(ARGS["exports"][task])
+    return loaded[task].signatures["serving_default"]
 
 if "classification" in ARGS["exports"]:
     put("classification", serve("classification")(text_a=texts, text_b=others))

@@ -22,7 +22,7 @@ from typing import Callable
 import keras
 import numpy as np
 
-from tests.conftest import ROOT
+from tests.conftest import JAX_CPU, ROOT
 
 # fp32 through two layers on values of order 1, as tests/families/bert/test_backends.py.
 BACKEND_ATOL = 1e-5
@@ -91,8 +91,7 @@ def jax_outputs(cases, directory):
         np.savez(os.path.join(directory, f"{case.name}.inputs.npz"), **inputs)
     script = os.path.join(ROOT, "tests", "modeling", "keras_file_forward.py")
     subprocess.run([sys.executable, script, directory, *tensorflow], check=True,
-                   env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
-                        "TF_CPP_MIN_LOG_LEVEL": "2"})
+                   env={**os.environ, **JAX_CPU})
     return {name: (outputs, dict(np.load(os.path.join(directory, f"{name}.jax.npz"))))
             for name, outputs in tensorflow.items()}
 

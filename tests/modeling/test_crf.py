@@ -20,7 +20,7 @@ import pytest
 import tensorflow as tf
 
 from modeling.crf import log_partition, negative_log_likelihood, viterbi_tags
-from tests.conftest import ROOT
+from tests.conftest import JAX_CPU, ROOT
 
 TOLERANCE = {"rtol": 1e-5, "atol": 1e-5}
 MASKS = [[1, 1, 1, 1, 1],  # the whole row
@@ -148,6 +148,5 @@ def test_jax_equals_enumeration(tmp_path):
     np.savez(tmp_path / "4_labels.npz", **values)
     subprocess.run([sys.executable, os.path.join(ROOT, "tests", "modeling", "crf_backend.py"),
                     str(tmp_path), "4_labels"], check=True,
-                   env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
-                        "TF_CPP_MIN_LOG_LEVEL": "2"})
+                   env={**os.environ, **JAX_CPU})
     check(dict(np.load(tmp_path / "4_labels.jax.npz")), values)

@@ -14,11 +14,11 @@ import pytest
 
 from modeling import flash_attention
 from modeling.masks import attention_mask_from_input_mask
+from tests.conftest import JAX_CPU, ROOT
 
 BATCH, SEQ, HEADS, HEAD_SIZE = 2, 2 * flash_attention.BLOCK, 2, 16
 SEED = 1234
 EPS32 = float(np.finfo(np.float32).eps)
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _input_mask(kind):
@@ -206,6 +206,5 @@ def test_the_self_check_covers_each_tile_size_the_kernel_chooses(monkeypatch, ca
 def test_the_attention_layer_runs_the_kernel_in_training_under_jax():
     script = os.path.join(ROOT, "tests", "modeling", "fused_dropout_layer.py")
     done = subprocess.run([sys.executable, script], capture_output=True, text=True,
-                          env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
-                               "TF_CPP_MIN_LOG_LEVEL": "2"})
+                          env={**os.environ, **JAX_CPU})
     assert done.returncode == 0, done.stdout + done.stderr

@@ -13,7 +13,7 @@ from checkpoints.ours import save_weights
 from families.bert.config import BertConfig
 from families.bert.encoder import BertEncoder
 from tests import warm_python
-from tests.conftest import ROOT
+from tests.conftest import JAX_CPU, ROOT
 
 pytest.importorskip("jax")
 
@@ -32,7 +32,7 @@ def test_a_causal_encoder_computes_the_same_under_jax(tmp_path):
     out = tmp_path / "jax.npz"
     warm_python.run([sys.executable, os.path.join(ROOT, "tests", "backend_forward.py"), str(tmp_path / "weights"),
                      str(tmp_path / "inputs.npz"), str(out)], check=True,
-                    env={**os.environ, "KERAS_BACKEND": "jax", "TF_CPP_MIN_LOG_LEVEL": "2", "JAX_PLATFORMS": "cpu"})
+                    env={**os.environ, **JAX_CPU})
     jax_outputs = np.load(out)
     assert str(jax_outputs["backend"]) == "jax"
     assert keras.backend.backend() == "tensorflow"

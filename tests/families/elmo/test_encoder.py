@@ -14,6 +14,7 @@ from families.elmo.encoder import ELMoEncoder
 from families.elmo.scalar_mix import ScalarMix
 from modeling.encoder_interface import check_encoder
 from tests import warm_python
+from tests.conftest import JAX_CPU
 from tests.families.elmo import cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -111,7 +112,7 @@ def test_jax_backend_matches_tensorflow(elmo_cases, encoder):
     warm_python.run([sys.executable, os.path.join(HERE, "backend_forward.py"),
                      os.path.dirname(elmo_cases["chars"]), "chars"],
                     check=True, capture_output=True, timeout=600,
-                    env={**os.environ, "KERAS_BACKEND": "jax", "TF_CPP_MIN_LOG_LEVEL": "3"})
+                    env={**os.environ, **JAX_CPU})
     jax_out = np.load(os.path.join(elmo_cases["chars"], "out_jax.npz"))
     stateful = cases.build(cases.CONFIGS["chars"], stateful=True)
     load_lm_weights(stateful, os.path.join(elmo_cases["chars"], "lm_weights.hdf5"))

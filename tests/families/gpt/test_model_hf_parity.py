@@ -14,7 +14,7 @@ from families.gpt.double_heads import GPTDoubleHeads
 from families.gpt.encoder import GPTEncoder
 from families.gpt.lm_loss import next_token_loss
 from tests import warm_python
-from tests.conftest import ROOT
+from tests.conftest import JAX_CPU, ROOT
 from tests.families.gpt.model_cases import run_choices, run_single, save_case
 from tests.families.gpt.model_tolerance import assert_close
 
@@ -114,8 +114,7 @@ def test_jax_backend_matches_hugging_face(case, tmp_path):
     save_case(ours_from(tensors), str(tmp_path), single, choices)
     script = os.path.join(ROOT, "tests", "families", "gpt", "model_backend_forward.py")
     warm_python.run([sys.executable, script, str(tmp_path)], check=True,
-                    env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
-                         "TF_CPP_MIN_LOG_LEVEL": "2"})
+                    env={**os.environ, **JAX_CPU})
     single_out = dict(np.load(tmp_path / "single.out.npz"))
     choices_out = dict(np.load(tmp_path / "choices.out.npz"))
     assert str(single_out.pop("backend")) == str(choices_out.pop("backend")) == "jax"

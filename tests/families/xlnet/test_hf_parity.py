@@ -14,7 +14,7 @@ from checkpoints.loader import CheckpointMismatchError
 from families.xlnet.checkpoints.hf_names import XLNetWeightsError
 from families.xlnet.checkpoints.parts import load_hf_xlnet
 from tests import warm_python
-from tests.conftest import ROOT
+from tests.conftest import JAX_CPU, ROOT
 from tests.families.xlnet.cases import TINY, build_ours, make_cases, permutation_inputs, run_ours
 from tests.families.xlnet.tolerance import float32_bound
 
@@ -102,8 +102,7 @@ def test_jax_backend_matches_hugging_face(tmp_path, references):
     (tmp_path / "cases.json").write_text(json.dumps({n: len(steps) for n, (_, steps) in CASES.items()}))
     script = os.path.join(ROOT, "tests", "families", "xlnet", "backend_forward.py")
     warm_python.run([sys.executable, script, str(tmp_path)], check=True,
-                    env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
-                         "TF_CPP_MIN_LOG_LEVEL": "2"})
+                    env={**os.environ, **JAX_CPU})
     for name, (config, steps) in CASES.items():
         ours = [dict(np.load(tmp_path / f"{name}.step{s}.out.npz")) for s in range(len(steps))]
         assert all(str(step.pop("backend")) == "jax" for step in ours)

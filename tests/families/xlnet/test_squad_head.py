@@ -19,7 +19,7 @@ from families.xlnet.checkpoints.parts import load_hf_xlnet
 from families.xlnet.backbone import XLNetBackbone
 from families.xlnet.squad_head import XLNetSquadHead
 from tests import warm_python
-from tests.conftest import ROOT
+from tests.conftest import JAX_CPU, ROOT
 from tests.families.xlnet.cases import TINY, fine_tuning_inputs
 from tests.families.xlnet.tolerance import UNIT_ROUNDOFF, dense_bound
 
@@ -204,7 +204,7 @@ def test_the_jax_backend_matches_hugging_face(tmp_path, reference):
     np.savez(tmp_path / "inputs.npz", hidden=hidden, p_mask=p_mask)
     script = os.path.join(ROOT, "tests", "families", "xlnet", "squad_head_forward.py")
     warm_python.run([sys.executable, script, str(tmp_path)], check=True,
-                    env={**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu", "TF_CPP_MIN_LOG_LEVEL": "2"})
+                    env={**os.environ, **JAX_CPU})
     ours = dict(np.load(tmp_path / "outputs.npz"))
     assert str(ours.pop("backend")) == "jax"
     assert_matches(ours, theirs, head_bounds(hf_tensors(model), hidden, p_mask))
